@@ -1,0 +1,99 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bisect.sh TREE [ARCH...] - check that every prefix of the series in TREE
+# (the commits on top of tag base) compiles what its patch touches: each
+# touched .c file, and for each touched header the files of the config
+# that include it (up to a few).  Generic code is compiled for every ARCH
+# (default: x86_64 arm64), arch/<arch>/ code for that architecture only.
+# The kernels of TREE must have been built once, so that the objects of
+# the config are known.  Prints one "ok"/"not ok" line per patch and arch;
+# exits non-zero if any failed.  TREE is left at its original HEAD.
+
+. "$(dirname "$0")/lib.sh"
+
+tree=$(cd "${1:?usage: bisect.sh TREE [ARCH...]}" && pwd)
+shift
+arches=("$@")
+[ ${#arches[@]} -gt 0 ] || arches=(x86_64 arm64)
+
+# Objects of ARCH's config that FILE's change can break.
+objects()
+{
+	local arch=$1 file=$2 kout=$3 dir inc
+
+	case $file in
+	arch/x86/*)	[ "$arch" = x86_64 ] || return 0 ;;
+	arch/arm64/*)	[ "$arch" = arm64 ] || return 0 ;;
+	arch/*)		return 0 ;;
+	tools/*|Documentation/*|samples/*|MAINTAINERS) return 0 ;;
+	esac
+
+	case $file in
+	*.c)
+		echo "${file%.c}.o"
+		;;
+	*.h)
+		case $file in
+		include/uapi/*)		inc="<${file#include/uapi/}>" ;;
+		include/*)		inc="<${file#include/}>" ;;
+		arch/*/include/uapi/*)	inc="<${file#arch/*/include/uapi/}>" ;;
+		arch/*/include/*)	inc="<${file#arch/*/include/}>" ;;
+		*)			inc="\"$(basename "$file")\"" ;;
+		esac
+		dir=.
+		case $inc in
+		\"*) dir=$(dirname "$file") ;;
+		esac
+		# Includers that this config builds, a few of them.
+		git grep -l -F "#include $inc" -- "$dir/*.c" 2>/dev/null |
+		while read -r c; do
+			[ -e "$kout/${c%.c}.o" ] && echo "${c%.c}.o"
+		done | head -n 3
+		;;
+	esac
+}
+
+head=$(git -C "$tree" rev-parse HEAD)
+branch=$(git -C "$tree" symbolic-ref -q --short HEAD || true)
+restore()
+{
+	git -C "$tree" checkout -q -f "${branch:-$head}"
+}
+trap restore EXIT
+
+fail=0
+total=$(git -C "$tree" rev-list --count base..HEAD)
+k=0
+for c in $(git -C "$tree" rev-list --reverse base.."$head"); do
+	k=$((k + 1))
+	subject=$(git -C "$tree" log -1 --format=%s "$c")
+	git -C "$tree" checkout -q -f "$c"
+	files=$(git -C "$tree" diff-tree --no-commit-id --name-only -r "$c")
+	for arch in "${arches[@]}"; do
+		kout=$(kbuild_dir "$arch" "$tree")
+		[ -e "$kout/.config" ] || die "$arch kernel of $tree not configured"
+		case $arch in
+		x86_64)	karch=x86_64 cross= ;;
+		arm64)	karch=arm64 cross=aarch64-linux-gnu- ;;
+		esac
+		objs=()
+		for f in $files; do
+			[ -e "$tree/$f" ] || continue
+			mapfile -t -O ${#objs[@]} objs < <(cd "$tree" && objects "$arch" "$f" "$kout")
+		done
+		name="bisect $k/$total $arch: $subject"
+		log="$kout/bisect-$k.log"
+		if ! (cd "$tree" && inroot env CCACHE_BASEDIR="$tree" \
+			make -s -j"$JOBS" O="$kout" ARCH=$karch CROSS_COMPILE=$cross \
+			CC="ccache ${cross}gcc" olddefconfig \
+			${objs[@]+"${objs[@]}"}) > "$log" 2>&1; then
+			echo "not ok - $name"
+			sed 's/^/#   /' "$log" | tail -n 30
+			fail=1
+		else
+			echo "ok - $name (${objs[*]:-no objects in this config})"
+		fi
+	done
+done
+exit $fail

@@ -1,0 +1,180 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check.sh [fast] - the whole verdict on the series:
+#   toolchain, series applies, checkpatch, kernels, bisectability,
+#   selftests and project tests in x86_64 and arm64 guests, host tests.
+# "fast" skips the bisect step and arm64.  Every test is counted; the last
+# line is "N passed, N failed, N skipped".  Exits non-zero on a failure.
+#
+# The tree under test is $CACHE/trees/linux (not build/linux, the
+# developer's): re-applying the series there rewrites only the files that
+# changed, which keeps the cached kernel builds incremental.
+
+. "$(dirname "$0")/lib.sh"
+
+mode=${1:-full}
+tree=$CACHE/trees/linux
+rdir=$OUT/check
+mkdir -p "$rdir"
+: > "$rdir/results"
+: > "$rdir/steps"
+start=$(now)
+
+if [ "$mode" = fast ]; then
+	arches=(x86_64)
+else
+	arches=(x86_64 arm64)
+fi
+
+# result pass|fail|skip NAME [REASON]
+result()
+{
+	printf '%s\t%s\t%s\n' "$1" "$2" "${3:-}" >> "$rdir/results"
+	case $1 in
+	pass) printf '  PASS  %s\n' "$2" ;;
+	fail) printf '  FAIL  %s\n' "$2" ;;
+	skip) printf '  SKIP  %s (%s)\n' "$2" "${3:-}" ;;
+	esac
+}
+
+# Turn TAP-ish "ok/not ok" lines of a log into results, prefixed by $2.
+tap_results()
+{
+	local log=$1 prefix=$2 line name
+
+	while IFS= read -r line; do
+		case $line in
+		"ok "*"# SKIP"*)
+			name=${line#ok }; name=${name#[0-9]* }; name=${name#- }
+			result skip "$prefix${name%% # SKIP*}" "${name#*# SKIP }" ;;
+		"ok "*)
+			name=${line#ok }; name=${name#[0-9]* }; name=${name#- }
+			result pass "$prefix$name" ;;
+		"not ok "*)
+			name=${line#not ok }; name=${name#[0-9]* }; name=${name#- }
+			result fail "$prefix$name" ;;
+		esac
+	done < "$log"
+}
+
+# step NAME COMMAND...: run and time a step; its output goes to a log.
+step()
+{
+	local name=$1 t0 rc log
+	shift
+	log=$rdir/$(echo "$name" | tr ' /' '__').log
+	printf '==> %s\n' "$name"
+	t0=$(now)
+	rc=0
+	"$@" > "$log" 2>&1 || rc=$?
+	printf '%s\t%s\t%ss\n' "$name" "$([ $rc -eq 0 ] && echo ok || echo FAILED)" \
+		"$(($(now) - t0))" >> "$rdir/steps"
+	printf '    %s in %ss (log: %s)\n' "$([ $rc -eq 0 ] && echo ok || echo FAILED)" \
+		"$(($(now) - t0))" "${log#$TOP/}"
+	if [ $rc -ne 0 ]; then
+		tail -n 25 "$log" | sed 's/^/    | /'
+	fi
+	return $rc
+}
+
+finish()
+{
+	local p f s
+
+	echo
+	echo "Steps:"
+	column -t -s $'\t' "$rdir/steps" | sed 's/^/  /'
+	echo "Total time: $(($(now) - start))s"
+	p=$(grep -c '^pass' "$rdir/results" || true)
+	f=$(grep -c '^fail' "$rdir/results" || true)
+	s=$(grep -c '^skip' "$rdir/results" || true)
+	if [ "$f" -gt 0 ]; then
+		echo "Failed:"
+		grep '^fail' "$rdir/results" | cut -f2 | sed 's/^/  /'
+	fi
+	if [ "$s" -gt 0 ]; then
+		echo "Skipped:"
+		grep '^skip' "$rdir/results" | cut -f2,3 | sed 's/\t/: /; s/^/  /'
+	fi
+	echo "$p passed, $f failed, $s skipped"
+	[ "$f" -eq 0 ] && [ "$p" -gt 0 ]
+	exit
+}
+
+# A step whose failure stops the run (nothing after it can be trusted).
+fatal()
+{
+	result fail "$1"
+	finish
+}
+
+step "toolchain" "$TOP/scripts/toolchain.sh" || fatal "toolchain root"
+
+if step "apply series" env FORCE=1 "$TOP/scripts/tree.sh" "$tree"; then
+	result pass "series applies to the base"
+else
+	fatal "series applies to the base"
+fi
+grep -h '^==> base:' "$rdir/apply_series.log" | sed 's/^==> /    /'
+
+step "checkpatch" "$TOP/scripts/checkpatch.sh" "$tree" || true
+tap_results "$rdir/checkpatch.log" ""
+
+for arch in "${arches[@]}"; do
+	if step "kernel $arch" "$TOP/scripts/kernel.sh" "$arch" "$tree"; then
+		result pass "$arch kernel builds with the full series"
+	else
+		result fail "$arch kernel builds with the full series"
+	fi
+done
+
+if [ "$mode" != fast ]; then
+	step "bisect" "$TOP/scripts/bisect.sh" "$tree" "${arches[@]}" || true
+	tap_results "$rdir/bisect.log" ""
+	# Back at the full series: rebuild what the prefixes touched.
+	for arch in "${arches[@]}"; do
+		step "kernel $arch (after bisect)" "$TOP/scripts/kernel.sh" "$arch" "$tree" ||
+			fatal "$arch kernel rebuild after bisect"
+	done
+fi
+
+for arch in "${arches[@]}"; do
+	kout=$(kbuild_dir "$arch" "$tree")
+	if ! step "selftests build $arch" "$TOP/scripts/selftests.sh" "$arch" "$tree"; then
+		result fail "$arch selftests build"
+		continue
+	fi
+	result pass "$arch selftests build"
+	glog=$rdir/guest_$arch.log
+	if step "guest $arch" "$TOP/scripts/vm.sh" "$arch" "$tree" "${GUEST_TIMEOUT:-900}" \
+		"bash $TOP/scripts/guest-tests.sh $arch $tree $kout"; then
+		result pass "$arch guest boots and runs the tests"
+	else
+		result fail "$arch guest boots and runs the tests"
+	fi
+	# kselftest prints each test case as "# ok N name" inside the
+	# program's own "ok N selftests: sframe: prog" line.
+	sed -n 's/^# \(\(not \)\{0,1\}ok [0-9].*\)/\1/p' "$rdir/guest_$arch.log" > "$rdir/cases_$arch.tap"
+	tap_results "$rdir/cases_$arch.tap" "$arch: "
+	# A program that failed without failing a case (crash, timeout).
+	grep -E '^not ok [0-9]+ selftests: ' "$glog" | while read -r line; do
+		prog=${line##*: }
+		grep -q "^fail	$arch: " "$rdir/results" ||
+			result fail "$arch: selftest program $prog"
+	done
+	grep -E '^(not )?ok [0-9]+ project: ' "$glog" > "$rdir/project_$arch.tap" || true
+	tap_results "$rdir/project_$arch.tap" "$arch: "
+done
+
+for t in "$TOP"/tests/host/*.sh; do
+	[ -e "$t" ] || continue
+	name=$(basename "$t" .sh)
+	if step "host test $name" bash "$t"; then
+		result pass "host: $name"
+	else
+		result fail "host: $name"
+	fi
+done
+
+finish

@@ -1,0 +1,30 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# checkpatch.sh TREE - run TREE's scripts/checkpatch.pl --strict on every
+# patch of patches/series.  A patch passes with no error, warning or check
+# other than those listed in config/checkpatch-exceptions (lines of
+# "PATCH-FILE TYPE reason...").  One "ok"/"not ok" line per patch.
+
+. "$(dirname "$0")/lib.sh"
+
+tree=$(cd "${1:?usage: checkpatch.sh TREE}" && pwd)
+pdir=${PATCHES:-$TOP/patches}
+exceptions=$TOP/config/checkpatch-exceptions
+
+fail=0
+while read -r p; do
+	ignore=$(grep -v '^#' "$exceptions" 2>/dev/null |
+		 awk -v p="$p" '$1 == p { print $2 }' | paste -sd, -)
+	out=$(cd "$tree" && inroot perl scripts/checkpatch.pl --strict --terse \
+		--show-types --no-summary ${ignore:+--ignore "$ignore"} \
+		"$pdir/$p" 2>&1) || true
+	if [ -n "$out" ]; then
+		echo "not ok - checkpatch $p"
+		echo "$out" | sed 's/^/#   /'
+		fail=1
+	else
+		echo "ok - checkpatch $p${ignore:+ (excepted: $ignore)}"
+	fi
+done < <(PATCHES=$pdir series_list)
+exit $fail

@@ -1,0 +1,36 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# guest-tests.sh ARCH TREE - runs inside the test guest: the kernel's
+# sframe selftests through kselftest's run_tests, then the project's guest
+# tests (tests/guest/*.sh).  Prints TAP; check.sh counts the results.
+# Runs with the guest's own tools only (no compiler in the arm64 guest):
+# everything is built beforehand on the host.
+
+set -u
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+arch=$1
+tree=$2
+kout=$3
+
+echo "# guest: $(uname -r) $(uname -m)"
+dmesg -n 1 2>/dev/null
+
+make -C "$tree/tools/testing/selftests" TARGETS=sframe O="$kout" \
+	KHDR_INCLUDES="-isystem $kout/usr/include" run_tests 2>&1
+echo "# selftests exit status $?"
+
+n=0
+for t in "$TOP"/tests/guest/*.sh; do
+	[ -e "$t" ] || continue
+	n=$((n + 1))
+	name=$(basename "$t" .sh)
+	out=$(ARCH=$arch TREE=$tree KOUT=$kout bash "$t" 2>&1)
+	rc=$?
+	echo "$out" | sed 's/^/# /'
+	case $rc in
+	0) echo "ok $n project: $name" ;;
+	4) echo "ok $n project: $name # SKIP $(echo "$out" | tail -n 1)" ;;
+	*) echo "not ok $n project: $name" ;;
+	esac
+done

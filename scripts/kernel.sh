@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# kernel.sh ARCH [TREE] - configure and build a test kernel out of tree.
+#
+# The build directory is $CACHE/kbuild/<tree-name>-ARCH so that later runs
+# build incrementally; ccache covers the rest.  The config is virtme-ng's
+# minimal config plus config/common.config, config/ARCH.config and, once
+# the series adds it, tools/testing/selftests/sframe/config.
+
+. "$(dirname "$0")/lib.sh"
+
+arch=${1:?usage: kernel.sh ARCH [TREE]}
+tree=${2:-$BUILD/linux}
+tree=$(cd "$tree" && pwd)
+kout=$(kbuild_dir "$arch" "$tree")
+
+case $arch in
+x86_64)	karch=x86_64 cross= image=arch/x86/boot/bzImage ;;
+arm64)	karch=arm64 cross=aarch64-linux-gnu- image=arch/arm64/boot/Image ;;
+*)	die "unknown ARCH $arch" ;;
+esac
+
+frags=("$TOP/config/common.config" "$TOP/config/$arch.config")
+[ -e "$tree/tools/testing/selftests/sframe/config" ] &&
+	frags+=("$tree/tools/testing/selftests/sframe/config")
+
+mkdir -p "$kout" "$CACHE/ccache"
+cd "$tree"
+kmake=(make -s -j"$JOBS" O="$kout" ARCH="$karch" CROSS_COMPILE="$cross"
+       CC="ccache ${cross}gcc" KBUILD_BUILD_TIMESTAMP=0
+       KBUILD_BUILD_USER=sframe KBUILD_BUILD_HOST=ci)
+
+# Reconfigure only when an input of the config changed.
+stamp=$(cat "${frags[@]}" | sha256sum | cut -c1-16)
+if [ "$(cat "$kout/.config-inputs" 2>/dev/null)" != "$stamp" ] || [ ! -e "$kout/.config" ]; then
+	log "configuring $arch kernel"
+	# virtme-ng's minimal options on top of allnoconfig, without the
+	# graphics and sound drivers that tests do not use.
+	inroot virtme-configkernel --dry-run --arch "$karch" |
+		grep -v -E 'CONFIG_(DRM|SND|SOUND)' > "$kout/virtme.config"
+	inroot "${kmake[@]}" allnoconfig >/dev/null
+	inroot "$tree/scripts/kconfig/merge_config.sh" -m -O "$kout" \
+		"$kout/.config" "$kout/virtme.config" "${frags[@]}" >/dev/null
+	inroot "${kmake[@]}" olddefconfig </dev/null >/dev/null
+	# Every requested option must have survived olddefconfig.
+	missing=0
+	for f in "${frags[@]}"; do
+		while IFS= read -r line; do
+			case $line in
+			CONFIG_*=n) opt=${line%=n}
+				grep -q "^$opt=" "$kout/.config" && { echo "config: $opt is set" >&2; missing=1; } ;;
+			CONFIG_*=*) grep -qx "$line" "$kout/.config" || { echo "config: $line not set" >&2; missing=1; } ;;
+			esac
+		done < "$f"
+	done
+	[ $missing -eq 0 ] || die "$arch config lacks requested options"
+	echo "$stamp" > "$kout/.config-inputs"
+fi
+
+log "building $arch kernel in $kout"
+inroot env CCACHE_BASEDIR="$tree" "${kmake[@]}" "$(basename "$image")"
+log "$arch kernel: $kout/$image"

@@ -1,0 +1,108 @@
+# SPDX-License-Identifier: GPL-2.0
+# Common settings for the pipeline scripts.  Sourced, not run.
+
+set -euo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CACHE=${SFRAME_CACHE:-$HOME/.cache/sframe}
+BUILD=$TOP/build
+OUT=$TOP/out
+MIRROR=${SFRAME_MIRROR:-http://deb.debian.org/debian}
+JOBS=${JOBS:-$(nproc)}
+
+mkdir -p "$CACHE"
+
+log()
+{
+	printf '==> %s\n' "$*" >&2
+}
+
+die()
+{
+	printf 'error: %s\n' "$*" >&2
+	exit 1
+}
+
+# Hash of a file list, used to key caches.
+hash_files()
+{
+	cat "$@" | sha256sum | cut -c1-16
+}
+
+# Bump when the way the roots are made changes without their package lists.
+ROOT_FORMAT=1
+
+root_key()
+{
+	(echo $ROOT_FORMAT; cat "$TOP/config/toolchain.pkgs") | sha256sum | cut -c1-16
+}
+
+guest_key()
+{
+	(echo $ROOT_FORMAT; cat "$TOP/config/guest-arm64.pkgs") | sha256sum | cut -c1-16
+}
+
+ROOT=$CACHE/root-$(root_key)
+AROOT=$CACHE/root-arm64-$(guest_key)
+
+# Run a command inside the toolchain root.  The project and the cache are
+# bound at the same paths as on the host so that paths printed by the
+# tools are valid on both sides.
+inroot()
+{
+	[ -x "$ROOT/usr/bin/gcc" ] || die "toolchain root missing: run 'make toolchain'"
+	bwrap --bind "$ROOT" / \
+		--dev-bind /dev /dev \
+		--proc /proc \
+		--tmpfs /tmp --perms 1777 --tmpfs /var/tmp \
+		--ro-bind /etc/resolv.conf /etc/resolv.conf \
+		--bind "$TOP" "$TOP" \
+		--bind "$CACHE" "$CACHE" \
+		--setenv HOME "$HOME" \
+		--setenv PATH /usr/lib/ccache:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		--setenv CCACHE_DIR "$CACHE/ccache" \
+		--setenv LC_ALL C.UTF-8 \
+		--chdir "$PWD" \
+		"$@"
+}
+
+# Seconds since the epoch, for step timing.
+now()
+{
+	date +%s
+}
+
+# Out-of-tree kernel build directory for ARCH and a tree.
+kbuild_dir()
+{
+	local arch=$1 tree=$2
+
+	echo "$CACHE/kbuild/$(basename "$tree")-$arch"
+}
+
+# The patches of the series, in order.
+series_list()
+{
+	grep -v "^#" "${PATCHES:-$TOP/patches}/series" 2>/dev/null | grep -v '^$' || true
+}
+
+# The cover letter's subject and text, as a git branch description
+# (first paragraph: subject; the rest: text).
+cover_description()
+{
+	local cover=$TOP/patches/0000-cover-letter.patch
+
+	[ -e "$cover" ] || return 0
+	python3 - "$cover" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+head, body = text.split("\n\n", 1)
+subj = re.search(r"^Subject: (.*(?:\n .*)*)", head, re.M).group(1)
+subj = re.sub(r"\n ", " ", subj)
+subj = re.sub(r"^\[PATCH[^\]]*\] ", "", subj)
+# The text ends where git's shortlog of the series begins.
+m = re.search(r"\n[^\n]+ \(\d+\):\n", body)
+blurb = body[:m.start()] if m else body
+print(subj + "\n\n" + blurb.rstrip("\n"))
+PY
+}

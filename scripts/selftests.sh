@@ -1,0 +1,24 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# selftests.sh ARCH TREE - build TREE's sframe selftests for ARCH on the
+# host (cross-compiled for arm64), against the uapi headers of TREE's
+# ARCH kernel build, so that the guest only runs them.
+
+. "$(dirname "$0")/lib.sh"
+
+arch=${1:?usage: selftests.sh ARCH TREE}
+tree=$(cd "${2:?}" && pwd)
+kout=$(kbuild_dir "$arch" "$tree")
+
+case $arch in
+x86_64)	karch=x86_64 cross= ;;
+arm64)	karch=arm64 cross=aarch64-linux-gnu- ;;
+*)	die "unknown ARCH $arch" ;;
+esac
+
+cd "$tree"
+inroot make -s O="$kout" ARCH=$karch CROSS_COMPILE=$cross headers
+inroot make -s -C tools/testing/selftests TARGETS=sframe O="$kout" \
+	ARCH=$karch CROSS_COMPILE=$cross \
+	KHDR_INCLUDES="-isystem $kout/usr/include"

@@ -1,0 +1,75 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tree.sh [DIR] - make DIR (default build/linux) a git tree of the base
+# with patches/series applied on top by git am.
+#
+# An existing tree is reset to the base and the series re-applied, which
+# only rewrites the files that differ, so out-of-tree builds of it stay
+# incremental.  A tree with commits or changes that are not in patches/
+# is left alone unless FORCE=1.
+
+. "$(dirname "$0")/lib.sh"
+
+dir=${1:-$BUILD/linux}
+REPO=$CACHE/linux-base.git
+
+"$TOP/scripts/fetch-base.sh"
+
+# Patch-ids of the exported series.
+series_ids()
+{
+	local p
+
+	while read -r p; do
+		git patch-id --stable < "${PATCHES:-$TOP/patches}/$p" | cut -d' ' -f1
+	done < <(series_list)
+}
+
+unexported()
+{
+	local ids c id
+
+	ids=$(cd "$dir" && series_ids)
+	for c in $(git -C "$dir" rev-list base..HEAD); do
+		id=$(git -C "$dir" show "$c" | git patch-id --stable | cut -d' ' -f1)
+		grep -qx "$id" <<< "$ids" || git -C "$dir" log -1 --format='  %h %s' "$c"
+	done
+	git -C "$dir" status --porcelain --untracked-files=no | sed 's/^/  /'
+}
+
+if [ -d "$dir/.git" ] && [ "${FORCE:-0}" != 1 ]; then
+	left=$(unexported)
+	if [ -n "$left" ]; then
+		echo "$dir has work that is not in patches/:" >&2
+		echo "$left" >&2
+		die "run 'make export' first, or FORCE=1 to discard it"
+	fi
+fi
+
+if [ ! -d "$dir/.git" ]; then
+	log "cloning the base into $dir"
+	rm -rf "$dir"
+	mkdir -p "$(dirname "$dir")"
+	git clone -q --no-checkout "$REPO" "$dir"
+fi
+
+cd "$dir"
+# Follow the cached base if it was rebuilt (e.g. from another tarball).
+git fetch -q -f "$REPO" refs/tags/base:refs/tags/base
+git am --abort >/dev/null 2>&1 || true
+git checkout -q -f -B sframe base
+git clean -q -fdx
+git config user.name "$(git -C "$TOP" config user.name)"
+git config user.email "$(git -C "$TOP" config user.email)"
+git config branch.sframe.description "$(cover_description)"
+
+n=0
+while read -r p; do
+	if ! git am -q --committer-date-is-author-date "${PATCHES:-$TOP/patches}/$p"; then
+		git am --abort || true
+		die "$p does not apply"
+	fi
+	n=$((n + 1))
+done < <(series_list)
+log "$dir: base + $n patches ($(git log -1 --format=%h))"

@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# vm.sh ARCH TREE TIMEOUT COMMAND - boot the test kernel of TREE for ARCH
+# under QEMU TCG with virtme-ng and run COMMAND (a shell command line) in
+# it.  The project directory and the cache are visible in the guest at
+# the same paths.  Prints the guest's output and exits with COMMAND's
+# status; a boot that does not finish in TIMEOUT seconds is killed and
+# reported as status 124.
+#
+# x86_64 guests use the toolchain root as their root file system; arm64
+# guests use the arm64 guest root.  /dev/kvm is never used: this host's
+# nested KVM cannot boot Linux.
+
+. "$(dirname "$0")/lib.sh"
+
+arch=${1:?usage: vm.sh ARCH TREE TIMEOUT COMMAND}
+tree=$(cd "${2:?}" && pwd)
+limit=${3:?}
+cmd=${4:?}
+kout=$(kbuild_dir "$arch" "$tree")
+
+# The guest writes its exit status here: vng's own exit status does not
+# always carry the command's.
+status=$(mktemp -p "$CACHE" vmstatus.XXXXXX)
+trap 'rm -f "$status"' EXIT
+echo 125 > "$status"
+
+guestcmd="cd $TOP && ( $cmd ); echo \$? > $status"
+
+case $arch in
+x86_64)
+	args=(--run "$kout/arch/x86/boot/bzImage" --memory 2G)
+	;;
+arm64)
+	[ -x "$AROOT/bin/bash" ] || die "arm64 guest root missing: run 'make toolchain'"
+	args=(--arch arm64 --cross-compile aarch64-linux-gnu- --root "$AROOT"
+	      --run "$kout/arch/arm64/boot/Image" --memory 2G
+	      --qemu-opts="-cpu max,sve=off,pauth-impdef=on")
+	;;
+*)
+	die "unknown ARCH $arch"
+	;;
+esac
+
+rc=0
+timeout -k 10 "$limit" bash -c '. "$1"; shift; inroot "$@"' _ "$TOP/scripts/lib.sh" \
+	vng "${args[@]}" --disable-kvm --cpus 2 \
+	--rwdir "$TOP" --rwdir "$CACHE" --exec "$guestcmd" < /dev/null || rc=$?
+if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+	echo "vm.sh: $arch guest timed out after ${limit}s" >&2
+	exit 124
+fi
+exit "$(cat "$status")"
