@@ -7,14 +7,14 @@
 # "fast" skips the bisect step and arm64.  Every test is counted; the last
 # line is "N passed, N failed, N skipped".  Exits non-zero on a failure.
 #
-# The tree under test is $CACHE/trees/linux (not build/linux, the
+# The tree under test is $CACHE/trees/check (not build/linux, the
 # developer's): re-applying the series there rewrites only the files that
 # changed, which keeps the cached kernel builds incremental.
 
 . "$(dirname "$0")/lib.sh"
 
 mode=${1:-full}
-tree=$CACHE/trees/linux
+tree=$CACHE/trees/check
 rdir=$OUT/check
 mkdir -p "$rdir"
 : > "$rdir/results"

@@ -4,7 +4,8 @@
 # checkpatch.sh TREE - run TREE's scripts/checkpatch.pl --strict on every
 # patch of patches/series.  A patch passes with no error, warning or check
 # other than those listed in config/checkpatch-exceptions (lines of
-# "PATCH-FILE TYPE reason...").  One "ok"/"not ok" line per patch.
+# "PATCH TYPE reason...", PATCH being the file name without its number,
+# so that renumbering keeps the exception).  One "ok"/"not ok" per patch.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -15,7 +16,8 @@ exceptions=$TOP/config/checkpatch-exceptions
 fail=0
 while read -r p; do
 	ignore=$(grep -v '^#' "$exceptions" 2>/dev/null |
-		 awk -v p="$p" '$1 == p { print $2 }' | paste -sd, -)
+		 awk -v p="${p#[0-9][0-9][0-9][0-9]-}" '$1 == p { print $2 }' |
+		 paste -sd, -)
 	out=$(cd "$tree" && inroot perl scripts/checkpatch.pl --strict --terse \
 		--show-types --no-summary ${ignore:+--ignore "$ignore"} \
 		"$pdir/$p" 2>&1) || true

@@ -9,7 +9,7 @@
 
 . "$(dirname "$0")/lib.sh"
 
-tree=$CACHE/trees/linux
+tree=$CACHE/trees/check
 demo=$OUT/demo
 mkdir -p "$demo"
 

@@ -12,7 +12,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 
 # The tree and kernel build of check.sh, so that nothing is built twice;
 # it is put back to the plain series at the end.
-tree=$CACHE/trees/linux
+tree=$CACHE/trees/check
 work=$(mktemp -d -p "$CACHE" bisecttest.XXXXXX)
 cleanup()
 {
