@@ -146,24 +146,32 @@ for arch in "${arches[@]}"; do
 		continue
 	fi
 	result pass "$arch selftests build"
-	glog=$rdir/guest_$arch.log
+	# The guest writes its TAP output to a file: the console mixes
+	# streams.
+	gtap=$rdir/guest_$arch.tap
+	rm -f "$gtap"
 	if step "guest $arch" "$TOP/scripts/vm.sh" "$arch" "$tree" "${GUEST_TIMEOUT:-900}" \
-		"bash $TOP/scripts/guest-tests.sh $arch $tree $kout"; then
+		"bash $TOP/scripts/guest-tests.sh $arch $tree $kout > $gtap 2>&1"; then
 		result pass "$arch guest boots and runs the tests"
 	else
 		result fail "$arch guest boots and runs the tests"
 	fi
-	# kselftest prints each test case as "# ok N name" inside the
-	# program's own "ok N selftests: sframe: prog" line.
-	sed -n 's/^# \(\(not \)\{0,1\}ok [0-9].*\)/\1/p' "$rdir/guest_$arch.log" > "$rdir/cases_$arch.tap"
+	[ -e "$gtap" ] || continue
+	# kselftest prints each test case as "# ok N name" after the
+	# program's "# selftests: sframe: PROG" header, and the program's
+	# own result as "ok N selftests: sframe: PROG".
+	awk '/^# selftests: sframe: / { prog = $NF; next }
+	     /^# (not )?ok [0-9]+ / { sub(/^# /, ""); sub(/ok [0-9]+ /, "&" prog ": "); print }' \
+		"$gtap" > "$rdir/cases_$arch.tap"
 	tap_results "$rdir/cases_$arch.tap" "$arch: "
+	grep -qE '^(not )?ok [0-9]+ selftests: sframe: ' "$gtap" ||
+		result fail "$arch: sframe selftests ran"
 	# A program that failed without failing a case (crash, timeout).
-	grep -E '^not ok [0-9]+ selftests: ' "$glog" | while read -r line; do
-		prog=${line##*: }
-		grep -q "^fail	$arch: " "$rdir/results" ||
-			result fail "$arch: selftest program $prog"
+	for prog in $(sed -n 's/^not ok [0-9]* selftests: sframe: //p' "$gtap"); do
+		grep -q "^fail	$arch: $prog: " "$rdir/results" ||
+			result fail "$arch: $prog (program failed)"
 	done
-	grep -E '^(not )?ok [0-9]+ project: ' "$glog" > "$rdir/project_$arch.tap" || true
+	grep -E '^(not )?ok [0-9]+ project: ' "$gtap" > "$rdir/project_$arch.tap" || true
 	tap_results "$rdir/project_$arch.tap" "$arch: "
 done
 

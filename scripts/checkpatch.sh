@@ -11,13 +11,13 @@
 
 tree=$(cd "${1:?usage: checkpatch.sh TREE}" && pwd)
 pdir=${PATCHES:-$TOP/patches}
-exceptions=$TOP/config/checkpatch-exceptions
+exceptions=${CHECKPATCH_EXCEPTIONS:-$TOP/config/checkpatch-exceptions}
 
 fail=0
 while read -r p; do
 	ignore=$(grep -v '^#' "$exceptions" 2>/dev/null |
 		 awk -v p="${p#[0-9][0-9][0-9][0-9]-}" '$1 == p { print $2 }' |
-		 paste -sd, -)
+		 paste -sd, - || true)
 	out=$(cd "$tree" && inroot perl scripts/checkpatch.pl --strict --terse \
 		--show-types --no-summary ${ignore:+--ignore "$ignore"} \
 		"$pdir/$p" 2>&1) || true

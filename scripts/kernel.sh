@@ -21,7 +21,7 @@ arm64)	karch=arm64 cross=aarch64-linux-gnu- image=arch/arm64/boot/Image ;;
 *)	die "unknown ARCH $arch" ;;
 esac
 
-VIRTME_DROP='CONFIG_(DEBUG_INFO|KVM|BPF|HAVE_EBPF|CGROUP_BPF|DRM|SND|SOUND|FB|VGA|FRAMEBUFFER|SQUASHFS|SECURITYFS|SCSI|BLK_DEV_SD|WATCHDOG|I6300ESB|DAX|FS_DAX|MEMORY_HOT|ZONE_DEVICE|FUNCTION_TRACER|DYNAMIC_FTRACE|HAVE_DYNAMIC_FTRACE|FTRACE_SYSCALLS|KPROBE|HAVE_KPROBES|FW_CFG)'
+VIRTME_DROP='CONFIG_(DEBUG_INFO|KVM|BPF|HAVE_EBPF|CGROUP_BPF|DRM|SND|SOUND|FB|VGA|FRAMEBUFFER|SQUASHFS|SECURITYFS|SCSI|BLK_DEV_SD|WATCHDOG|I6300ESB|DAX|FS_DAX|MEMORY_HOT|ZONE_DEVICE|FUNCTION_TRACER|DYNAMIC_FTRACE|HAVE_DYNAMIC_FTRACE|FTRACE_SYSCALLS|KPROBE|HAVE_KPROBES|FW_CFG|INET|PACKET|VIRTIO_NET|NETDEVICES|INPUT|KEYBOARD|SERIO|VIRTIO_BALLOON|VIRTIO_IOMMU)'
 
 frags=("$TOP/config/common.config" "$TOP/config/$arch.config")
 [ -e "$tree/tools/testing/selftests/sframe/config" ] &&
@@ -39,7 +39,7 @@ if [ "$(cat "$kout/.config-inputs" 2>/dev/null)" != "$stamp" ] || [ ! -e "$kout/
 	log "configuring $arch kernel"
 	# virtme-ng's minimal options on top of allnoconfig, without what
 	# the tests do not use and what costs build time: debug info, KVM,
-	# BPF, graphics, sound, SCSI, DAX, snaps.
+	# BPF, graphics, sound, SCSI, DAX, snaps, IP networking, input.
 	inroot virtme-configkernel --dry-run --arch "$karch" |
 		grep -v -E "$VIRTME_DROP" > "$kout/virtme.config"
 	inroot "${kmake[@]}" allnoconfig >/dev/null

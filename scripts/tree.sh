@@ -57,6 +57,20 @@ fi
 cd "$dir"
 # Follow the cached base if it was rebuilt (e.g. from another tarball).
 git fetch -q -f "$REPO" refs/tags/base:refs/tags/base
+
+# Already base + this series, unchanged: leave the files (and their
+# timestamps, which incremental kernel builds depend on) alone.
+tree_ids=$(for c in $(git rev-list --reverse base..HEAD 2>/dev/null); do
+	git show "$c" | git patch-id --stable | cut -d' ' -f1
+done)
+if git merge-base --is-ancestor base HEAD 2>/dev/null &&
+   [ "$tree_ids" = "$(series_ids)" ] &&
+   [ -z "$(git status --porcelain --untracked-files=no)" ] &&
+   [ "$(git symbolic-ref -q --short HEAD)" = sframe ]; then
+	git config branch.sframe.description "$(cover_description)"
+	log "$dir: up to date, base + $(git rev-list --count base..HEAD) patches"
+	exit 0
+fi
 git am --abort >/dev/null 2>&1 || true
 git checkout -q -f -B sframe base
 git clean -q -fdx
