@@ -41,8 +41,9 @@ selftests: toolchain
 
 # make run ARCH=arm64 CMD='uname -a': a command in a guest of build/linux.
 CMD ?= uname -a
+export CMD
 run:
-	@scripts/vm.sh $(ARCH) build/linux 600 '$(CMD)'
+	@CMD="$$CMD" scripts/vm.sh $(ARCH) build/linux 600 "$$CMD"
 
 clean:
 	rm -rf out

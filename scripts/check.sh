@@ -84,7 +84,7 @@ finish()
 
 	echo
 	echo "Steps:"
-	column -t -s $'\t' "$rdir/steps" | sed 's/^/  /'
+	awk -F'\t' '{ printf "  %-36s %-7s %s\n", $1, $2, $3 }' "$rdir/steps"
 	echo "Total time: $(($(now) - start))s"
 	p=$(grep -c '^pass' "$rdir/results" || true)
 	f=$(grep -c '^fail' "$rdir/results" || true)
@@ -116,22 +116,31 @@ if step "apply series" env FORCE=1 "$TOP/scripts/tree.sh" "$tree"; then
 else
 	fatal "series applies to the base"
 fi
-grep -h '^==> base:' "$rdir/apply_series.log" | sed 's/^==> /    /'
+grep -h '^==> base:' "$rdir/apply_series.log" | sed 's/^==> /    /' || true
 
-step "checkpatch" "$TOP/scripts/checkpatch.sh" "$tree" || true
+rc=0
+step "checkpatch" "$TOP/scripts/checkpatch.sh" "$tree" || rc=$?
 tap_results "$rdir/checkpatch.log" ""
+[ $rc -eq 0 ] || grep -q '^not ok - checkpatch' "$rdir/checkpatch.log" ||
+	result fail "checkpatch step ran"
 
+declare -A built
 for arch in "${arches[@]}"; do
 	if step "kernel $arch" "$TOP/scripts/kernel.sh" "$arch" "$tree"; then
 		result pass "$arch kernel builds with the full series"
+		built[$arch]=1
 	else
 		result fail "$arch kernel builds with the full series"
 	fi
 done
 
 if [ "$mode" != fast ]; then
-	step "bisect" "$TOP/scripts/bisect.sh" "$tree" "${arches[@]}" || true
+	rc=0
+	step "bisect" "$TOP/scripts/bisect.sh" "$tree" "${arches[@]}" || rc=$?
 	tap_results "$rdir/bisect.log" ""
+	# Failing without a failed patch: the step itself broke.
+	[ $rc -eq 0 ] || grep -q '^not ok - bisect' "$rdir/bisect.log" ||
+		result fail "bisect step ran"
 	# Back at the full series: rebuild what the prefixes touched.
 	for arch in "${arches[@]}"; do
 		step "kernel $arch (after bisect)" "$TOP/scripts/kernel.sh" "$arch" "$tree" ||
@@ -141,17 +150,22 @@ fi
 
 for arch in "${arches[@]}"; do
 	kout=$(kbuild_dir "$arch" "$tree")
+	if [ -z "${built[$arch]:-}" ]; then
+		result fail "$arch guest (no kernel to boot)"
+		continue
+	fi
 	if ! step "selftests build $arch" "$TOP/scripts/selftests.sh" "$arch" "$tree"; then
 		result fail "$arch selftests build"
 		continue
 	fi
 	result pass "$arch selftests build"
 	# The guest writes its TAP output to a file: the console mixes
-	# streams.
+	# streams.  Appending: kselftest's runner reopens /dev/stdout with
+	# O_APPEND, which would overwrite a file opened without it.
 	gtap=$rdir/guest_$arch.tap
 	rm -f "$gtap"
 	if step "guest $arch" "$TOP/scripts/vm.sh" "$arch" "$tree" "${GUEST_TIMEOUT:-900}" \
-		"bash $TOP/scripts/guest-tests.sh $arch $tree $kout > $gtap 2>&1"; then
+		"$(printf '%q ' bash "$TOP/scripts/guest-tests.sh" "$arch" "$tree" "$kout") >> $(printf '%q' "$gtap") 2>&1"; then
 		result pass "$arch guest boots and runs the tests"
 	else
 		result fail "$arch guest boots and runs the tests"
@@ -161,16 +175,31 @@ for arch in "${arches[@]}"; do
 	# program's "# selftests: sframe: PROG" header, and the program's
 	# own result as "ok N selftests: sframe: PROG".
 	awk '/^# selftests: sframe: / { prog = $NF; next }
-	     /^# (not )?ok [0-9]+ / { sub(/^# /, ""); sub(/ok [0-9]+ /, "&" prog ": "); print }' \
+	     /^(not )?ok [0-9]+ selftests: / { prog = ""; next }
+	     prog != "" && /^# (not )?ok [0-9]+ / {
+		sub(/^# /, ""); sub(/ok [0-9]+ /, "&" prog ": "); print }' \
 		"$gtap" > "$rdir/cases_$arch.tap"
 	tap_results "$rdir/cases_$arch.tap" "$arch: "
 	grep -qE '^(not )?ok [0-9]+ selftests: sframe: ' "$gtap" ||
 		result fail "$arch: sframe selftests ran"
-	# A program that failed without failing a case (crash, timeout).
-	for prog in $(sed -n 's/^not ok [0-9]* selftests: sframe: //p' "$gtap"); do
-		grep -q "^fail	$arch: $prog: " "$rdir/results" ||
-			result fail "$arch: $prog (program failed)"
-	done
+	# Programs are counted through their cases; a program that failed
+	# without a failed case (crash, timeout), skipped as a whole, or
+	# passed without printing cases is counted itself.
+	while IFS= read -r line; do
+		prog=${line#*selftests: sframe: }
+		prog=${prog%% *}
+		cases=$(grep -c "	$arch: $prog: " "$rdir/results" || true)
+		case $line in
+		"not ok "*)
+			grep -q "^fail	$arch: $prog: " "$rdir/results" ||
+				result fail "$arch: $prog (program failed: ${line#*# })" ;;
+		*"# SKIP"*)
+			[ "$cases" -gt 0 ] ||
+				result skip "$arch: $prog" "${line#*# SKIP}" ;;
+		*)
+			[ "$cases" -gt 0 ] || result pass "$arch: $prog" ;;
+		esac
+	done < <(grep -E '^(not )?ok [0-9]+ selftests: sframe: ' "$gtap")
 	grep -E '^(not )?ok [0-9]+ project: ' "$gtap" > "$rdir/project_$arch.tap" || true
 	tap_results "$rdir/project_$arch.tap" "$arch: "
 done

@@ -97,9 +97,19 @@ extract()
 	esac
 }
 
+# A cached base is reused unless the pin changed, or it is a fallback and
+# the pinned tarball has become available.
 if [ -e "$REPO/BASE" ]; then
-	log "base: $(head -1 "$REPO/BASE")"
-	exit 0
+	if ! grep -qx "pin: $PIN_SHA" "$REPO/BASE"; then
+		log "the pin changed: rebuilding the base"
+	elif grep -q '^FALLBACK' "$REPO/BASE" &&
+	     curl -fsI -m 30 "$MIRROR/pool/main/l/linux/$PIN_FILE" >/dev/null 2>&1; then
+		log "$PIN_FILE is available now: rebuilding the base"
+	else
+		log "base: $(head -1 "$REPO/BASE")"
+		exit 0
+	fi
+	rm -rf "$REPO"
 fi
 
 kind=orig file=$PIN_FILE desc=
@@ -139,7 +149,7 @@ extract "$kind" "$file" "$REPO.tmp"
 	GIT_AUTHOR_DATE="2026-01-01T00:00:00Z" \
 	GIT_COMMITTER_DATE="2026-01-01T00:00:00Z" \
 		git commit -q -m "Linux base" -m "$desc"
-	echo "$desc" > BASE
+	printf '%s\npin: %s\n' "$desc" "$PIN_SHA" > BASE
 	git tag base
 )
 mv "$REPO.tmp" "$REPO"

@@ -31,6 +31,7 @@ hash_files()
 
 # Bump when the way the roots are made changes without their package lists.
 ROOT_FORMAT=1
+GUEST_FORMAT=2
 
 root_key()
 {
@@ -39,7 +40,7 @@ root_key()
 
 guest_key()
 {
-	(echo $ROOT_FORMAT; cat "$TOP/config/guest-arm64.pkgs") | sha256sum | cut -c1-16
+	(echo $GUEST_FORMAT; cat "$TOP/config/guest-arm64.pkgs") | sha256sum | cut -c1-16
 }
 
 ROOT=$CACHE/root-$(root_key)
@@ -47,17 +48,18 @@ AROOT=$CACHE/root-arm64-$(guest_key)
 
 # Run a command inside the toolchain root.  The project and the cache are
 # bound at the same paths as on the host so that paths printed by the
-# tools are valid on both sides.
+# tools are valid on both sides.  BWRAP_EXTRA: more bwrap options.
 inroot()
 {
 	[ -x "$ROOT/usr/bin/gcc" ] || die "toolchain root missing: run 'make toolchain'"
 	bwrap --bind "$ROOT" / \
 		--dev-bind /dev /dev \
 		--proc /proc \
-		--tmpfs /tmp --perms 1777 --tmpfs /var/tmp \
-		--ro-bind /etc/resolv.conf /etc/resolv.conf \
+		--perms 1777 --tmpfs /tmp --perms 1777 --tmpfs /var/tmp \
+		--ro-bind-try /etc/resolv.conf /etc/resolv.conf \
 		--bind "$TOP" "$TOP" \
 		--bind "$CACHE" "$CACHE" \
+		${BWRAP_EXTRA[@]+"${BWRAP_EXTRA[@]}"} \
 		--setenv HOME "$HOME" \
 		--setenv PATH /usr/lib/ccache:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		--setenv CCACHE_DIR "$CACHE/ccache" \
@@ -105,4 +107,26 @@ m = re.search(r"\n[^\n]+ \(\d+\):\n", body)
 blurb = body[:m.start()] if m else body
 print(subj + "\n\n" + blurb.rstrip("\n"))
 PY
+}
+
+# identity name|email: who commits in the kernel trees.  The project's git
+# identity; on a clone without one, the author of the cover letter, so
+# that make tree && make export stays exact.
+identity()
+{
+	local v
+
+	v=$(git -C "$TOP" config "user.$1" || true)
+	if [ -z "$v" ] && [ -e "$TOP/patches/0000-cover-letter.patch" ]; then
+		v=$(python3 - "$1" "$TOP/patches/0000-cover-letter.patch" <<'PY'
+import email.utils, sys
+from email.parser import HeaderParser
+msg = HeaderParser().parse(open(sys.argv[2]))
+name, addr = email.utils.parseaddr(" ".join(msg["From"].split()))
+print(name if sys.argv[1] == "name" else addr)
+PY
+)
+	fi
+	[ -n "$v" ] || v=$([ "$1" = name ] && echo "SFrame pipeline" || echo "sframe-pipeline@localhost")
+	echo "$v"
 }

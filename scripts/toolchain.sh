@@ -30,7 +30,7 @@ make_root()
 	if [ -e "$dir/.complete" ]; then
 		return 0
 	fi
-	rm -rf "$dir"
+	rm -rf "$dir" "$dir.tmp" "$dir.tar.zst.tmp"
 	if [ -e "$dir.tar.zst" ]; then
 		log "restoring $(basename "$dir") from its tarball"
 		mkdir -p "$dir"
@@ -62,6 +62,8 @@ need_host_tools()
 	command -v zstd >/dev/null || missing+=(zstd)
 	command -v xz >/dev/null || missing+=(xz-utils)
 	command -v curl >/dev/null || missing+=(curl)
+	command -v python3 >/dev/null || missing+=(python3)
+	command -v git >/dev/null || missing+=(git)
 	[ ${#missing[@]} -eq 0 ] && return 0
 	log "installing host packages: ${missing[*]}"
 	apt-get update -qq
@@ -82,6 +84,9 @@ fix_guest_root()
 	[ -e "$dir/etc/passwd" ] || echo 'root:x:0:0:root:/root:/bin/bash' > "$dir/etc/passwd"
 	[ -e "$dir/etc/group" ] || echo 'root:x:0:' > "$dir/etc/group"
 	mkdir -p "$dir/root" "$dir/tmp" "$dir/run" "$dir/proc" "$dir/sys" "$dir/dev"
+	# virtme-ng starts the guest with /bin/sh; dash's maintainer
+	# scripts would have made the link.
+	[ -e "$dir/usr/bin/sh" ] || ln -s bash "$dir/usr/bin/sh"
 }
 
 need_host_tools

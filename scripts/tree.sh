@@ -35,7 +35,7 @@ unexported()
 		id=$(git -C "$dir" show "$c" | git patch-id --stable | cut -d' ' -f1)
 		grep -qx "$id" <<< "$ids" || git -C "$dir" log -1 --format='  %h %s' "$c"
 	done
-	git -C "$dir" status --porcelain --untracked-files=no | sed 's/^/  /'
+	git -C "$dir" status --porcelain | sed 's/^/  /'
 }
 
 if [ -d "$dir/.git" ] && [ "${FORCE:-0}" != 1 ]; then
@@ -74,8 +74,8 @@ fi
 git am --abort >/dev/null 2>&1 || true
 git checkout -q -f -B sframe base
 git clean -q -fdx
-git config user.name "$(git -C "$TOP" config user.name)"
-git config user.email "$(git -C "$TOP" config user.email)"
+git config user.name "$(identity name)"
+git config user.email "$(identity email)"
 git config branch.sframe.description "$(cover_description)"
 
 n=0

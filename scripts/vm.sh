@@ -30,13 +30,18 @@ guestcmd="cd $TOP && ( $cmd ); echo \$? > $status"
 
 case $arch in
 x86_64)
-	args=(--run "$kout/arch/x86/boot/bzImage" --memory 2G)
+	args=(--run "$kout/arch/x86/boot/bzImage" --memory 2G
+	      --rwdir "$TOP" --rwdir "$CACHE")
 	;;
 arm64)
 	[ -x "$AROOT/bin/bash" ] || die "arm64 guest root missing: run 'make toolchain'"
+	# The guest sees only the arm64 root: bind the project and the
+	# cache into it, at their host paths.
+	BWRAP_EXTRA=(--bind "$TOP" "$AROOT$TOP" --bind "$CACHE" "$AROOT$CACHE")
 	args=(--arch arm64 --cross-compile aarch64-linux-gnu- --root "$AROOT"
 	      --run "$kout/arch/arm64/boot/Image" --memory 2G
-	      --qemu-opts="-cpu max,sve=off,pauth-impdef=on")
+	      --qemu-opts="-cpu max,sve=off,pauth-impdef=on"
+	      --rwdir "$TOP=$AROOT$TOP" --rwdir "$CACHE=$AROOT$CACHE")
 	;;
 *)
 	die "unknown ARCH $arch"
@@ -44,9 +49,14 @@ arm64)
 esac
 
 rc=0
-timeout -k 10 "$limit" bash -c '. "$1"; shift; inroot "$@"' _ "$TOP/scripts/lib.sh" \
+extra=(${BWRAP_EXTRA[@]+"${BWRAP_EXTRA[@]}"})
+# shellcheck disable=SC2016
+timeout -k 10 "$limit" bash -c '
+	. "$1"; n=$2; shift 2
+	BWRAP_EXTRA=("${@:1:n}"); shift "$n"
+	inroot "$@"' _ "$TOP/scripts/lib.sh" ${#extra[@]} ${extra[@]+"${extra[@]}"} \
 	vng "${args[@]}" --disable-kvm --cpus 2 \
-	--rwdir "$TOP" --rwdir "$CACHE" --exec "$guestcmd" < /dev/null || rc=$?
+	--exec "$guestcmd" < /dev/null || rc=$?
 if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
 	echo "vm.sh: $arch guest timed out after ${limit}s" >&2
 	exit 124

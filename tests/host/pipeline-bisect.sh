@@ -17,7 +17,7 @@ work=$(mktemp -d -p "$CACHE" bisecttest.XXXXXX)
 cleanup()
 {
 	rm -rf "$work"
-	FORCE=1 "$top/scripts/tree.sh" "$tree" >/dev/null 2>&1
+	FORCE=1 "$top/scripts/tree.sh" "$tree" >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
 

@@ -13,8 +13,9 @@ trap 'rm -rf "$work"' EXIT
 git init -q "$work/p"
 cp -a "$top/Makefile" "$top/scripts" "$top/config" "$top/patches" "$work/p/"
 cd "$work/p"
-git config user.name "$(git -C "$top" config user.name)"
-git config user.email "$(git -C "$top" config user.email)"
+. "$top/scripts/lib.sh"
+git config user.name "$(identity name)"
+git config user.email "$(identity email)"
 printf 'build/\nout/\n' > .gitignore
 git add -A
 git commit -q -m snapshot
