@@ -160,12 +160,11 @@ for arch in "${arches[@]}"; do
 	fi
 	result pass "$arch selftests build"
 	# The guest writes its TAP output to a file: the console mixes
-	# streams.  Appending: kselftest's runner reopens /dev/stdout with
-	# O_APPEND, which would overwrite a file opened without it.
+	# streams.
 	gtap=$rdir/guest_$arch.tap
 	rm -f "$gtap"
 	if step "guest $arch" "$TOP/scripts/vm.sh" "$arch" "$tree" "${GUEST_TIMEOUT:-900}" \
-		"$(printf '%q ' bash "$TOP/scripts/guest-tests.sh" "$arch" "$tree" "$kout") >> $(printf '%q' "$gtap") 2>&1"; then
+		"$(printf '%q ' bash "$TOP/scripts/guest-tests.sh" "$arch" "$tree" "$kout" "$gtap")"; then
 		result pass "$arch guest boots and runs the tests"
 	else
 		result fail "$arch guest boots and runs the tests"

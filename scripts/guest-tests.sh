@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# guest-tests.sh ARCH TREE - runs inside the test guest: the kernel's
+# guest-tests.sh ARCH TREE KOUT OUT - runs inside the test guest: the kernel's
 # sframe selftests through kselftest's run_tests, then the project's guest
-# tests (tests/guest/*.sh).  Prints TAP; check.sh counts the results.
+# tests (tests/guest/*.sh).  Writes TAP to OUT; check.sh counts the
+# results.
 # Runs with the guest's own tools only (no compiler in the arm64 guest):
 # everything is built beforehand on the host.
 
@@ -12,6 +13,14 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 arch=$1
 tree=$2
 kout=$3
+out=$4
+
+# Collect everything in the guest's tmpfs and copy it out at the end:
+# kselftest's runner writes through a second, O_APPEND descriptor of
+# /dev/stdout, and a file shared with the host over virtiofs loses lines.
+tmp=$(mktemp)
+trap 'cp "$tmp" "$out"' EXIT
+exec > "$tmp" 2>&1
 
 echo "# guest: $(uname -r) $(uname -m)"
 dmesg -n 1 2>/dev/null
