@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# guest-tests.sh ARCH TREE KOUT OUT - runs inside the test guest: the kernel's
+# guest-tests.sh ARCH TREE KOUT DEST - runs inside the test guest: the kernel's
 # sframe selftests through kselftest's run_tests, then the project's guest
-# tests (tests/guest/*.sh).  Writes TAP to OUT; check.sh counts the
+# tests (tests/guest/*.sh).  Writes TAP to DEST; check.sh counts the
 # results.
 # Runs with the guest's own tools only (no compiler in the arm64 guest):
 # everything is built beforehand on the host.
@@ -13,14 +13,17 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 arch=$1
 tree=$2
 kout=$3
-out=$4
+dest=$4
 
-# Collect everything in the guest's tmpfs and copy it out at the end:
-# kselftest's runner writes through a second, O_APPEND descriptor of
-# /dev/stdout, and a file shared with the host over virtiofs loses lines.
+# kselftest's runner writes each test's output to /dev/stdout, which
+# virtme-ng links to its console port: point it at the real standard
+# output.  Collect everything in the guest's tmpfs and copy it out at
+# the end: the runner writes through a second, O_APPEND descriptor, and
+# a file shared with the host over virtiofs would lose lines.
+ln -sf /proc/self/fd/1 /dev/stdout
+ln -sf /proc/self/fd/2 /dev/stderr
 tmp=$(mktemp)
-trap 'cp "$tmp" "$out"' EXIT
-exec > "$tmp" 2>&1
+exec 3>&1 > "$tmp" 2>&1
 
 echo "# guest: $(uname -r) $(uname -m)"
 dmesg -n 1 2>/dev/null
@@ -43,3 +46,6 @@ for t in "$TOP"/tests/guest/*.sh; do
 	*) echo "not ok $n project: $name" ;;
 	esac
 done
+
+exec >&3 2>&3
+cat "$tmp" > "$dest" || { echo "cannot write $dest"; exit 1; }

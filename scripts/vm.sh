@@ -11,12 +11,7 @@
 # x86_64 guests use the toolchain root as their root file system; arm64
 # guests use the arm64 guest root.  /dev/kvm is never used: this host's
 # nested KVM cannot boot Linux.
-#
-# Guests get one vCPU unless VM_CPUS says otherwise: with two vCPUs under
-# TCG, a process reading the output of the breakpoint selftest through a
-# pipe dies with a general protection fault at a non-canonical RIP (seen
-# on the base kernel's code, not understood yet; kept reproducible with
-# VM_CPUS=2).
+# Guests get two vCPUs unless VM_CPUS says otherwise.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -61,7 +56,7 @@ timeout -k 10 "$limit" bash -c '
 	. "$1"; n=$2; shift 2
 	BWRAP_EXTRA=("${@:1:n}"); shift "$n"
 	inroot "$@"' _ "$TOP/scripts/lib.sh" ${#extra[@]} ${extra[@]+"${extra[@]}"} \
-	vng "${args[@]}" --disable-kvm --cpus "${VM_CPUS:-1}" \
+	vng "${args[@]}" --disable-kvm --cpus "${VM_CPUS:-2}" \
 	--exec "$guestcmd" < /dev/null || rc=$?
 if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
 	echo "vm.sh: $arch guest timed out after ${limit}s" >&2
