@@ -45,11 +45,18 @@ objects()
 		case $inc in
 		\"*) dir=$(dirname "$file") ;;
 		esac
-		# Includers that this config builds, a few of them.
-		git grep -l -F "#include $inc" -- "$dir/*.c" 2>/dev/null |
-		while read -r c; do
-			[ -e "$kout/${c%.c}.o" ] && echo "${c%.c}.o"
-		done | head -n 3
+		# Includers that this config builds, a few of them; for a
+		# header that only headers include, the includers of those.
+		{
+			git grep -l -F "#include $inc" -- "$dir/*.c" || true
+			[ "$dir" != . ] ||
+			git grep -l -F "#include $inc" -- 'include/*.h' |
+			while read -r h; do
+				git grep -l -F "#include <${h#include/}>" -- '*.c' || true
+			done || true
+		} | while read -r c; do
+			[ ! -e "$kout/${c%.c}.o" ] || echo "${c%.c}.o"
+		done | head -n 3 || true
 		;;
 	esac
 }
