@@ -61,6 +61,19 @@ objects()
 	esac
 }
 
+# Is OBJ built in the config at $kout?  It is when its directory's
+# Makefile lists it under obj-y, or under obj-$(CONFIG_X) with X set.
+enabled()
+{
+	local obj=$1 kout=$2 line sym
+
+	line=$(grep -E "^obj-\\\$\(CONFIG_[A-Z0-9_]+\)[[:space:]]*[+:]?=.*[[:space:]]$(basename "$obj")([[:space:]]|$)" \
+		"$tree/$(dirname "$obj")/Makefile" 2>/dev/null | head -n 1 || true)
+	[ -n "$line" ] || return 0
+	sym=$(echo "$line" | sed -E 's/^obj-\$\((CONFIG_[A-Z0-9_]+)\).*/\1/')
+	grep -q "^$sym=y" "$kout/.config"
+}
+
 head=$(git -C "$tree" rev-parse HEAD)
 branch=$(git -C "$tree" symbolic-ref -q --short HEAD || true)
 restore()
@@ -95,17 +108,28 @@ for c in $(git -C "$tree" rev-list --reverse base.."$head"); do
 		x86_64)	karch=x86_64 cross= ;;
 		arm64)	karch=arm64 cross=aarch64-linux-gnu- ;;
 		esac
+		name="bisect $k/$total $arch: $subject"
+		log="$kout/bisect-$k.log"
+		kmake=(make -s -j"$JOBS" O="$kout" ARCH=$karch CROSS_COMPILE=$cross
+		       CC="ccache ${cross}gcc")
+		# The config at this prefix decides what is built.
+		if ! (cd "$tree" && inroot "${kmake[@]}" olddefconfig) > "$log" 2>&1; then
+			echo "not ok - $name (olddefconfig)"
+			sed 's/^/#   /' "$log" | tail -n 30
+			fail=1
+			continue
+		fi
 		objs=()
 		for f in $files; do
 			[ -e "$tree/$f" ] || continue
 			mapfile -t -O ${#objs[@]} objs < <(cd "$tree" && objects "$arch" "$f" "$kout")
 		done
-		name="bisect $k/$total $arch: $subject"
-		log="$kout/bisect-$k.log"
+		mapfile -t objs < <(printf '%s\n' ${objs[@]+"${objs[@]}"} | sort -u |
+			while read -r o; do
+				[ -n "$o" ] && enabled "$o" "$kout" && echo "$o"
+			done)
 		if ! (cd "$tree" && inroot env CCACHE_BASEDIR="$tree" \
-			make -s -j"$JOBS" O="$kout" ARCH=$karch CROSS_COMPILE=$cross \
-			CC="ccache ${cross}gcc" olddefconfig \
-			${objs[@]+"${objs[@]}"}) > "$log" 2>&1; then
+			"${kmake[@]}" ${objs[@]+"${objs[@]}"}) >> "$log" 2>&1; then
 			echo "not ok - $name"
 			sed 's/^/#   /' "$log" | tail -n 30
 			fail=1
