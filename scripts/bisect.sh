@@ -128,8 +128,9 @@ for c in $(git -C "$tree" rev-list --reverse base.."$head"); do
 			while read -r o; do
 				[ -n "$o" ] && enabled "$o" "$kout" && echo "$o"
 			done)
-		if ! (cd "$tree" && inroot env CCACHE_BASEDIR="$tree" \
-			"${kmake[@]}" ${objs[@]+"${objs[@]}"}) >> "$log" 2>&1; then
+		if [ ${#objs[@]} -gt 0 ] &&
+		   ! (cd "$tree" && inroot env CCACHE_BASEDIR="$tree" \
+			"${kmake[@]}" "${objs[@]}") >> "$log" 2>&1; then
 			echo "not ok - $name"
 			sed 's/^/#   /' "$log" | tail -n 30
 			fail=1
