@@ -67,10 +67,10 @@ enabled()
 {
 	local obj=$1 kout=$2 line sym
 
-	line=$(grep -E "^obj-\\\$\(CONFIG_[A-Z0-9_]+\)[[:space:]]*[+:]?=.*[[:space:]]$(basename "$obj")([[:space:]]|$)" \
+	line=$(grep -E "^[[:space:]]*obj-\\\$\(CONFIG_[A-Z0-9_]+\)[[:space:]]*[+:]?=.*[[:space:]]$(basename "$obj")([[:space:]]|$)" \
 		"$tree/$(dirname "$obj")/Makefile" 2>/dev/null | head -n 1 || true)
 	[ -n "$line" ] || return 0
-	sym=$(echo "$line" | sed -E 's/^obj-\$\((CONFIG_[A-Z0-9_]+)\).*/\1/')
+	sym=$(echo "$line" | sed -E 's/^[[:space:]]*obj-\$\((CONFIG_[A-Z0-9_]+)\).*/\1/')
 	grep -q "^$sym=y" "$kout/.config"
 }
 
