@@ -30,10 +30,14 @@ log "profiling in the guest (QEMU TCG; this takes a minute)"
 "$TOP/scripts/vm.sh" x86_64 "$tree" 600 "
 set -e
 cd $demo
+# perf writes its data through the guest's tmpfs: writing it straight to
+# the directory shared with the host fails with EFAULT.
 for kind in fp sframe; do
-	perf record -q -F 499 -e cpu-clock --call-graph fp,defer -o perf-\$kind.data ./sample-\$kind 30 >/dev/null
-	perf report -i perf-\$kind.data --stdio --no-children -G > report-\$kind.txt 2>/dev/null
-	perf script -i perf-\$kind.data -F ip,sym > script-\$kind.txt 2>/dev/null
+	perf record -q -F 499 -e cpu-clock:u --call-graph fp,defer \\
+		-o /tmp/perf-\$kind.data ./sample-\$kind 400 >/dev/null
+	perf report -i /tmp/perf-\$kind.data --stdio --no-children -G > report-\$kind.txt 2>/dev/null
+	perf script -i /tmp/perf-\$kind.data -F ip,sym > script-\$kind.txt 2>/dev/null
+	cat /tmp/perf-\$kind.data > perf-\$kind.data
 done
 " > "$demo/guest.log" 2>&1 || { tail -n 30 "$demo/guest.log"; die "guest run failed"; }
 
