@@ -62,5 +62,8 @@ if [ "$(cat "$kout/.config-inputs" 2>/dev/null)" != "$stamp" ] || [ ! -e "$kout/
 fi
 
 log "building $arch kernel in $kout"
+# Symbols that the tree gained since the config was made take their
+# defaults here, instead of kconfig asking on a terminal that is not.
+inroot "${kmake[@]}" olddefconfig </dev/null >/dev/null
 inroot env CCACHE_BASEDIR="$tree" "${kmake[@]}" "$(basename "$image")"
 log "$arch kernel: $kout/$image"
