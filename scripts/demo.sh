@@ -1,17 +1,36 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make demo: build (or reuse) the toolchain and the patched x86_64 kernel,
-# build a sample program with frame pointers and, without them, with
-# SFrame, then profile both in the guest with
-# "perf record --call-graph fp,defer" and summarize what perf sees.
-# Results in out/demo/.
+# make demo: what "perf record --call-graph fp,defer" gives for a real
+# program built without frame pointers, with and without the series'
+# SFrame unwinding, against DWARF unwinding as the reference.
+#
+# Builds (or reuses) the toolchain, the patched x86_64 kernel and the Lua
+# interpreter from Debian's sources (scripts/workload.sh), boots the
+# kernel, profiles the interpreter running tests/demo/workload.lua in
+# four ways, and writes to out/demo/:
+#
+#   perf-MODE.data, report-MODE.txt (perf report --stdio call graphs),
+#   flame-MODE.html (perf script report flamegraph), script-MODE.txt,
+#   summary.txt (also printed)
+#
+# for MODE:
+#   sframe    lua-sframe (no frame pointers, SFrame), fp,defer
+#   nosframe  the same binary without its .sframe section, fp,defer:
+#             what frame-pointer unwinding gives for it today
+#   fp        lua-fp (built with frame pointers), fp,defer
+#   dwarf     lua-sframe, --call-graph dwarf: the reference
 
 . "$(dirname "$0")/lib.sh"
 
 tree=$CACHE/trees/check
 demo=$OUT/demo
+rounds=${DEMO_ROUNDS:-300}
+rate=${DEMO_RATE:-499}
+modes="sframe nosframe fp dwarf"
 mkdir -p "$demo"
+rm -f "$demo"/perf-*.data "$demo"/report-*.txt "$demo"/script-*.txt \
+	"$demo"/flame-*.html "$demo"/summary.txt
 
 log "toolchain"
 "$TOP/scripts/toolchain.sh"
@@ -19,31 +38,60 @@ log "kernel tree: base + patches/"
 FORCE=1 "$TOP/scripts/tree.sh" "$tree"
 log "x86_64 kernel"
 "$TOP/scripts/kernel.sh" x86_64 "$tree"
+log "workload: Lua from Debian's lua5.4 sources, three builds"
+"$TOP/scripts/workload.sh" "$demo/lua"
+log "flame graph template"
+template=$("$TOP/scripts/flamegraph-template.sh")
 
-log "sample program"
-inroot gcc -O2 -g -fno-omit-frame-pointer -o "$demo/sample-fp" "$TOP/tests/demo/sample.c"
-inroot gcc -O2 -g -fomit-frame-pointer -Wa,--gsframe -o "$demo/sample-sframe" "$TOP/tests/demo/sample.c"
-inroot readelf -lW "$demo/sample-sframe" | grep -q GNU_SFRAME ||
-	die "the SFrame build has no PT_GNU_SFRAME"
-
-log "profiling in the guest (QEMU TCG; this takes a minute)"
-"$TOP/scripts/vm.sh" x86_64 "$tree" 600 "
+log "profiling in the guest (QEMU TCG; a few minutes)"
+# perf writes its data to the guest's tmpfs: writing it straight to the
+# directory shared with the host fails with EFAULT.  -B: perf 7.2
+# crashes collecting build-ids of binaries on the shared directory; the
+# reports are made on the host, where the binaries are at the same paths.
+"$TOP/scripts/vm.sh" x86_64 "$tree" 1200 "
 set -e
 cd $demo
-# perf writes its data through the guest's tmpfs: writing it straight to
-# the directory shared with the host fails with EFAULT.
-for kind in fp sframe; do
-	perf record -q -F 499 -e cpu-clock:u --call-graph fp,defer \\
-		-o /tmp/perf-\$kind.data ./sample-\$kind 400 >/dev/null
-	perf report -i /tmp/perf-\$kind.data --stdio --no-children -G > report-\$kind.txt 2>/dev/null
-	perf script -i /tmp/perf-\$kind.data -F ip,sym > script-\$kind.txt 2>/dev/null
-	cat /tmp/perf-\$kind.data > perf-\$kind.data
+for mode in $modes; do
+	case \$mode in
+	sframe|dwarf)	bin=lua-sframe ;;
+	*)		bin=lua-\$mode ;;
+	esac
+	cg=fp,defer
+	[ \$mode = dwarf ] && cg=dwarf
+	echo \"== \$mode: \$bin, --call-graph \$cg\"
+	perf record -q -B -F $rate -e cpu-clock:u --call-graph \$cg \\
+		-o /tmp/perf-\$mode.data ./lua/\$bin $TOP/tests/demo/workload.lua $rounds
+	cat /tmp/perf-\$mode.data > perf-\$mode.data
 done
 " > "$demo/guest.log" 2>&1 || { tail -n 30 "$demo/guest.log"; die "guest run failed"; }
 
+for mode in $modes; do
+	log "reports: $mode"
+	data=$demo/perf-$mode.data
+	inroot perf report -i "$data" --stdio --no-children -G \
+		> "$demo/report-$mode.txt" 2>/dev/null
+	inroot perf script -i "$data" -F ip,sym > "$demo/script-$mode.txt" 2>/dev/null
+	# The flame graph script reads ./perf.data (it runs "perf report
+	# --header-only" itself); its own options go after "--".
+	rm -rf "$demo/.flame" && mkdir "$demo/.flame"
+	ln -s "$data" "$demo/.flame/perf.data"
+	(cd "$demo/.flame" && inroot perf script report flamegraph -- \
+		--template "$template" -o "$demo/flame-$mode.html") \
+		> "$demo/.flame.log" 2>&1 || {
+		cat "$demo/.flame.log"
+		die "perf script report flamegraph failed for $mode"
+	}
+done
+rm -rf "$demo/.flame" "$demo/.flame.log"
+
+# One line per mode: samples, share of samples whose user stack reaches
+# main(), mean user stack depth, perf.data bytes per sample.
 summary()
 {
-	awk -v kind="$1" '
+	local mode=$1 size
+
+	size=$(stat -c %s "$demo/perf-$mode.data")
+	awk -v mode="$mode" -v size="$size" '
 	function flush() {
 		if (!n) return
 		samples++; depth += n
@@ -54,15 +102,33 @@ summary()
 	{ n++; if ($2 == "main") has_main = 1 }
 	END {
 		flush()
-		printf "  %-8s %8d samples  %5.1f%% reach main  mean depth %.1f\n",
-			kind, samples, samples ? 100 * main / samples : 0,
-			samples ? depth / samples : 0
-	}' "$demo/script-$1.txt"
+		printf "%-9s %8d %13.1f%% %11.1f %11.1f MB %10d\n", mode,
+			samples, samples ? 100 * main / samples : 0,
+			samples ? depth / samples : 0, size / 1e6,
+			samples ? size / samples : 0
+	}' "$demo/script-$mode.txt"
 }
 
+{
+	echo "perf record -F $rate -e cpu-clock:u, Lua $(sed 's/.*_\(.*\)\.orig.*/\1/' "$demo/lua/SOURCE") running tests/demo/workload.lua $rounds"
+	echo "in the patched x86_64 kernel under QEMU TCG"
+	echo
+	printf "%-9s %8s %14s %11s %14s %10s\n" mode samples "reach main" \
+		"mean depth" perf.data "B/sample"
+	for mode in $modes; do
+		summary "$mode"
+	done
+	echo
+	echo "sframe:   lua built -fomit-frame-pointer -Wa,--gsframe, --call-graph fp,defer"
+	echo "nosframe: the same binary, .sframe removed (frame pointers only, as today)"
+	echo "fp:       lua built -fno-omit-frame-pointer, --call-graph fp,defer"
+	echo "dwarf:    lua-sframe, --call-graph dwarf (8 KiB of stack copied per sample)"
+} > "$demo/summary.txt"
+
 echo
-echo "perf record --call-graph fp,defer, user stacks of the sample program:"
-summary fp
-summary sframe
+cat "$demo/summary.txt"
 echo
-echo "Outputs: $demo (report-*.txt: perf report call graphs, script-*.txt: samples)"
+echo "Outputs in $demo:"
+echo "  report-MODE.txt  perf report --stdio call graphs"
+echo "  flame-MODE.html  flame graphs (perf script report flamegraph)"
+echo "  perf-MODE.data   the recordings; guest.log: the guest's output"
