@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# perf end to end, against an oracle nobody here wrote: the real perf
+# records "--call-graph fp,defer" user callchains of a program built
+# without frame pointers and with SFrame (perf-oracle/prog.c, and its
+# SFrame library registered by the LD_AUDIT module), and then the same
+# program again with "--call-graph dwarf", which perf unwinds with
+# elfutils from .eh_frame.  The samples are page faults at stop points
+# (perf-oracle/stops.h and first touches of stack pages), so that both
+# runs take the same samples; with address space randomization off, a
+# sample is identified by its fault address.  perf's default 8 KiB stack
+# copy per DWARF sample is kept: larger ones left most DWARF stacks
+# empty in perf 7.2 here; samples deeper than it are counted as
+# incomplete.  For every sample whose
+# DWARF stack is complete (reaches main() or the thread's start), the
+# fp,defer chain must equal it frame for frame.  Single-threaded and
+# with four threads.
+
+set -u
+[ "$ARCH" = x86_64 ] || { echo "the arm64 guest has no compiler and no perf"; exit 4; }
+command -v perf >/dev/null || { echo "no perf in the guest"; exit 1; }
+audit=$KOUT/kselftest/sframe/sframe-audit.so
+[ -r "$audit" ] || { echo "$audit missing: selftests not built"; exit 1; }
+
+src=$(cd "$(dirname "$0")/perf-oracle" && pwd)
+dir=$(mktemp -d)
+trap '[ -n "${KEEP:-}" ] && cp "$dir"/*.txt "$KEEP"; rm -rf "$dir"' EXIT
+cd "$dir"
+cflags="-O2 -fomit-frame-pointer -Wa,--gsframe"
+gcc $cflags -fPIC -shared -o liboracle.so "$src/lib.c" &&
+	gcc $cflags -pthread -o prog "$src/prog.c" -L. -loracle \
+		-Wl,-rpath,"$dir" || exit 1
+
+# The control: the library without its .sframe, so that its frames
+# cannot be unwound; the comparison must see that.
+mkdir control
+objcopy --remove-section=.sframe liboracle.so control/liboracle.so || exit 1
+
+# record NAME CALL-GRAPH THREADS: perf script output in NAME.txt.
+record()
+{
+	LD_AUDIT=$audit setarch -R perf record -q -e page-faults:u -c 1 -d \
+		--call-graph "$2" -o "$dir/$1.data" ./prog "$3" > /dev/null 2>&1 ||
+		{ echo "perf record --call-graph $2 failed"; exit 1; }
+	perf script -i "$dir/$1.data" -F tid,addr,ip,sym,symoff,dso \
+		> "$dir/$1.txt" 2> /dev/null
+}
+
+rc=0
+for threads in 0 4; do
+	record fp-$threads fp,defer $threads
+	record dwarf-$threads dwarf $threads
+	echo "$threads threads, fp,defer against dwarf:"
+	python3 "$src/compare.py" fp-$threads.txt dwarf-$threads.txt || rc=1
+done
+LD_LIBRARY_PATH=$dir/control record control fp,defer 0
+echo "control, the library without SFrame:"
+python3 "$src/compare.py" --control control.txt dwarf-0.txt || {
+	echo "the comparison did not see the library's missing SFrame"
+	rc=1
+}
+exit $rc

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""compare.py [--control] FP DWARF: check perf's fp,defer callchains against its
+DWARF-unwound ones, sample by sample (perf script -F tid,addr,ip,sym,
+symoff,dso output of two runs of the same program).
+
+Only samples whose top frame is in the program or its SFrame library
+count; a sample is identified by its fault address.  The DWARF chain is
+the oracle when it is complete: it goes through the program's main() or
+the threads' function, worker(), into the C library (whose symbols the
+guest does not have).
+Compared are its frames up to and including the first frame after the
+last program frame (that frame's return address comes from the
+program's SFrame, whatever the unwinder can do in the C library beyond
+it).  perf reports DWARF return addresses minus one, the fp,defer ones
+as they are: one is added back.
+
+Passes when at least 50 samples were compared and all match; with
+--control, when some do not (a run whose library has no SFrame)."""
+
+import re
+import sys
+
+OURS = ("prog", "liboracle.so")
+ENDS = ("main", "worker")
+
+
+def samples(path):
+    """Yield (addr, [(ip, sym, dso)]) for each sample."""
+    head, chain = None, []
+    for line in open(path, errors="replace"):
+        line = line.rstrip("\n")
+        if not line.strip():
+            if head is not None:
+                yield head, chain
+            head, chain = None, []
+            continue
+        if head is None:
+            # "tid addr sym (dso)": the fault address.
+            head = int(line.split()[1], 16)
+            continue
+        m = re.match(r"\s*([0-9a-f]+) (.*) \((.*)\)$", line)
+        if m:
+            sym = re.sub(r"\+0x[0-9a-f]+$", "", m.group(2))
+            chain.append((int(m.group(1), 16), sym, m.group(3).split("/")[-1]))
+    if head is not None:
+        yield head, chain
+
+
+def ours(frame):
+    return frame[2] in OURS
+
+
+def main():
+    args = sys.argv[1:]
+    control = args[0] == "--control"
+    if control:
+        args = args[1:]
+    fp = {}
+    for addr, chain in samples(args[0]):
+        fp.setdefault(addr, chain)
+    compared = matched = incomplete = unpaired = 0
+    shown = 0
+    for addr, chain in samples(args[1]):
+        if not chain or not ours(chain[0]):
+            continue
+        # Back to return addresses, for all but the top frame.
+        oracle = [chain[0]] + [(ip + 1, s, d) for ip, s, d in chain[1:]]
+        end = next((i for i, f in enumerate(oracle) if f[1] in ENDS), None)
+        if end is None or end + 1 == len(oracle):
+            incomplete += 1
+            continue
+        last = max(i for i, f in enumerate(oracle[:end + 1]) if ours(f))
+        want = oracle[:last + 2]
+        got = fp.get(addr)
+        if got is None:
+            unpaired += 1
+            continue
+        compared += 1
+        if [f[0] for f in got[:len(want)]] == [f[0] for f in want]:
+            matched += 1
+        elif shown < 3 and not control:
+            shown += 1
+            print("  mismatch at fault address %#x:" % addr)
+            for i in range(max(len(want), min(len(got), len(want) + 2))):
+                w = "%x %s" % want[i][:2] if i < len(want) else ""
+                g = "%x %s" % got[i][:2] if i < len(got) else ""
+                print("    %-40s %s" % (w, g))
+    rate = 100.0 * matched / compared if compared else 0
+    print("  %d samples compared, %d match (%.1f%%); %d with an incomplete "
+          "DWARF stack, %d without a fp,defer sample" %
+          (compared, matched, rate, incomplete, unpaired))
+    if control:
+        return 0 if compared >= 50 and matched < compared else 1
+    return 0 if compared >= 50 and matched == compared else 1
+
+
+sys.exit(main())
