@@ -1,0 +1,119 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench: what SFrame unwinding costs, measured; results in
+# out/bench/results.md (bench/results.md is the committed copy).
+#
+#  1. per-frame cost of a deferred unwind, SFrame against frame pointers,
+#     on the same stacks of one binary, depths 8, 32 and 128
+#     (bench/unwind-cost.c, in the x86_64 guest)
+#  2. the decoder natively on the host: ns and instructions (callgrind)
+#     per lookup for sections of 10 to 10^6 FDEs (bench/lookup-cost.c
+#     linked with tools/testing/sframe's build of kernel/unwind/sframe.c)
+#  3. perf's overhead and data: the demo's Lua workload unprofiled and
+#     under perf record in three modes (guest)
+#  4. kernel memory per registered section (bench/sframe-mem.c, guest)
+#
+# Guest times are QEMU TCG times: only ratios taken in one run mean
+# anything, and those are what is reported.
+
+. "$(dirname "$0")/lib.sh"
+
+tree=$CACHE/trees/check
+bench=$OUT/bench
+kout=$(kbuild_dir x86_64 "$tree")
+mkdir -p "$bench"
+rm -f "$bench"/*.txt
+
+log "toolchain"
+"$TOP/scripts/toolchain.sh"
+log "kernel tree: base + patches/"
+FORCE=1 "$TOP/scripts/tree.sh" "$tree"
+log "x86_64 kernel"
+"$TOP/scripts/kernel.sh" x86_64 "$tree"
+log "workload: Lua from Debian's lua5.4 sources"
+"$TOP/scripts/workload.sh" "$OUT/demo/lua"
+
+log "bench programs"
+hdr=(-isystem "$kout/usr/include")
+[ -e "$kout/usr/include/linux/sframe.h" ] ||
+	inroot make -s -C "$tree" O="$kout" ARCH=x86 headers_install
+inroot gcc -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
+	-Wa,--gsframe "${hdr[@]}" -o "$bench/unwind-cost" "$TOP/bench/unwind-cost.c"
+inroot gcc -O2 -Wa,--gsframe "${hdr[@]}" -o "$bench/sframe-mem" \
+	"$TOP/bench/sframe-mem.c"
+
+# 2. The decoder on the host, first: it needs no guest.
+log "decoder lookups on the host (sections of 10 to 10^6 FDEs)"
+st=$tree/tools/testing/sframe
+inroot make -s -C "$st" decoder-x86.o
+inroot gcc -O2 -g -I"$st" -o "$bench/lookup-cost" "$TOP/bench/lookup-cost.c" \
+	"$st/decoder-x86.o" -lelf
+for n in 10 1000 100000 1000000; do
+	so=$bench/funcs-$n.so
+	[ -e "$so" ] || {
+		python3 - "$n" > "$bench/funcs.s" <<'PY'
+import sys
+# Functions of 12 bytes with a frame: four FREs each.
+out = ["\t.text\n"]
+for i in range(int(sys.argv[1])):
+    out.append(".Lf%d:\n\t.cfi_startproc\n\tpush %%rbp\n"
+               "\t.cfi_def_cfa_offset 16\n\t.cfi_offset 6, -16\n"
+               "\tmov %%rsp, %%rbp\n\t.cfi_def_cfa_register 6\n"
+               "\tsub $32, %%rsp\n\tnop\n\tnop\n\tleave\n"
+               "\t.cfi_def_cfa 7, 8\n\tret\n\t.cfi_endproc\n" % i)
+sys.stdout.write("".join(out))
+PY
+		inroot gcc -shared -nostdlib -Wa,--gsframe -o "$so" "$bench/funcs.s"
+		rm -f "$bench/funcs.s"
+	}
+	inroot "$bench/lookup-cost" "$so" 2000000 | tee -a "$bench/lookup.txt"
+	inroot valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+		--toggle-collect=lookups "$bench/lookup-cost" "$so" 100000 \
+		2>&1 | sed -n 's/.*Collected : \([0-9]*\).*/\1/p' |
+		awk -v n="$n" '{ printf "%s FDEs: %.0f instructions per lookup\n", n, $1 / 100000 }' |
+		tee -a "$bench/callgrind.txt"
+done
+
+log "in the guest (QEMU TCG; several minutes)"
+lua=$OUT/demo/lua
+w=$TOP/tests/demo/workload.lua
+rounds=${BENCH_ROUNDS:-300}
+"$TOP/scripts/vm.sh" x86_64 "$tree" 1800 "
+set -e
+cd $bench
+sysctl -qw kernel.perf_event_max_stack=512
+echo '== unwind-cost'
+./unwind-cost 8 32 128 > unwind.txt
+cat unwind.txt
+echo '== sframe-mem'
+./sframe-mem 2000 > mem.txt
+cat mem.txt
+echo '== perf overhead'
+cp $lua/lua-sframe $lua/lua-fp /tmp/
+t()
+{
+	local s=\$(date +%s%N)
+	\"\$@\" > /dev/null 2>&1
+	echo \$(( (\$(date +%s%N) - s) / 1000000 ))
+}
+for r in 1 2 3; do
+	echo \"none-sframe \$(t /tmp/lua-sframe $w $rounds)\"
+	echo \"none-fp \$(t /tmp/lua-fp $w $rounds)\"
+	for m in fp sframe; do
+		echo \"fpdefer-\$m \$(t perf record -q -F 999 -e cpu-clock:u --call-graph fp,defer -o /tmp/\$m.data /tmp/lua-\$m $w $rounds)\"
+	done
+	echo \"dwarf-sframe \$(t perf record -q -F 999 -e cpu-clock:u --call-graph dwarf -o /tmp/dwarf.data /tmp/lua-sframe $w $rounds)\"
+done > overhead.txt
+for m in fp sframe dwarf; do
+	n=\$(perf script -i /tmp/\$m.data -F ip 2>/dev/null | grep -c '^\$' || true)
+	lost=\$(perf report -i /tmp/\$m.data --stats 2>/dev/null | awk '/LOST/ { s += \$NF } END { print s + 0 }')
+	echo \"data-\$m \$(stat -c %s /tmp/\$m.data) \$n \$lost\"
+done >> overhead.txt
+cat overhead.txt
+" > "$bench/guest.log" 2>&1 || { tail -n 30 "$bench/guest.log"; die "guest run failed"; }
+
+"$TOP/scripts/bench-report.sh" "$bench" > "$bench/results.md"
+cat "$bench/results.md"
+echo
+echo "Results: $bench/results.md (raw: $bench/*.txt, guest.log)"
