@@ -6,7 +6,7 @@
 ARCH ?= x86_64
 SHELL := /bin/bash
 
-.PHONY: check check-fast demo toolchain base tree export kernel selftests \
+.PHONY: check check-fast demo bench toolchain base tree export kernel selftests \
 	run clean help
 
 help:
@@ -20,6 +20,9 @@ check-fast:
 
 demo:
 	@scripts/demo.sh
+
+bench:
+	@scripts/bench.sh
 
 toolchain:
 	@scripts/toolchain.sh

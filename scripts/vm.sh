@@ -11,7 +11,8 @@
 # x86_64 guests use the toolchain root as their root file system; arm64
 # guests use the arm64 guest root.  /dev/kvm is never used: this host's
 # nested KVM cannot boot Linux.
-# Guests get two vCPUs unless VM_CPUS says otherwise.
+# Guests get two vCPUs unless VM_CPUS says otherwise; VM_APPEND adds to the
+# kernel command line.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -57,6 +58,7 @@ timeout -k 10 "$limit" bash -c '
 	BWRAP_EXTRA=("${@:1:n}"); shift "$n"
 	inroot "$@"' _ "$TOP/scripts/lib.sh" ${#extra[@]} ${extra[@]+"${extra[@]}"} \
 	vng "${args[@]}" --disable-kvm --cpus "${VM_CPUS:-2}" \
+	${VM_APPEND:+--append "$VM_APPEND"} \
 	--exec "$guestcmd" < /dev/null || rc=$?
 if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
 	echo "vm.sh: $arch guest timed out after ${limit}s" >&2
