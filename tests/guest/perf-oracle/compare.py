@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""compare.py [--control] FP DWARF: check perf's fp,defer callchains against its
+"""compare.py [--control] [--expect N] FP DWARF: check perf's fp,defer callchains against its
 DWARF-unwound ones, sample by sample (perf script -F tid,addr,ip,sym,
 symoff,dso output of two runs of the same program).
 
@@ -15,8 +15,10 @@ program's SFrame, whatever the unwinder can do in the C library beyond
 it).  perf reports DWARF return addresses minus one, the fp,defer ones
 as they are: one is added back.
 
-Passes when at least 50 samples were compared and all match; with
---control, when some do not (a run whose library has no SFrame)."""
+Passes when N samples (default: at least 50) were compared and all match;
+with --control, when some do not (a run whose library has no SFrame).
+A lost sample changes the count: the test knows how many stops the
+program makes."""
 
 import re
 import sys
@@ -56,6 +58,10 @@ def main():
     control = args[0] == "--control"
     if control:
         args = args[1:]
+    expect = None
+    if args[0] == "--expect":
+        expect = int(args[1])
+        args = args[2:]
     fp = {}
     for addr, chain in samples(args[0]):
         fp.setdefault(addr, chain)
@@ -90,9 +96,14 @@ def main():
     print("  %d samples compared, %d match (%.1f%%); %d with an incomplete "
           "DWARF stack, %d without a fp,defer sample" %
           (compared, matched, rate, incomplete, unpaired))
+    if expect is not None and compared != expect:
+        print("  expected %d samples to compare" % expect)
+        return 1
+    if compared < 50:
+        return 1
     if control:
-        return 0 if compared >= 50 and matched < compared else 1
-    return 0 if compared >= 50 and matched == compared else 1
+        return 0 if matched < compared else 1
+    return 0 if matched == compared else 1
 
 
 sys.exit(main())
