@@ -201,6 +201,11 @@ for arch in "${arches[@]}"; do
 	done < <(grep -E '^(not )?ok [0-9]+ selftests: sframe: ' "$gtap")
 	grep -E '^(not )?ok [0-9]+ project: ' "$gtap" > "$rdir/project_$arch.tap" || true
 	tap_results "$rdir/project_$arch.tap" "$arch: "
+	# A failed project test's own output, so that a CI log says why.
+	awk '/^(not )?ok [0-9]+ / { if (/^not ok [0-9]+ project: /) {
+		print "    output of " $0 ":"; printf "%s", out }
+		out = ""; next }
+	     /^# / { out = out "      " substr($0, 3) "\n" }' "$gtap"
 done
 
 for t in "$TOP"/tests/host/*.sh; do
