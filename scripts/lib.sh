@@ -31,7 +31,7 @@ hash_files()
 
 # Bump when the way the roots are made changes without their package lists.
 ROOT_FORMAT=1
-GUEST_FORMAT=2
+GUEST_FORMAT=3
 
 root_key()
 {

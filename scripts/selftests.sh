@@ -22,3 +22,6 @@ inroot make -s O="$kout" ARCH=$karch CROSS_COMPILE=$cross headers
 inroot make -s -C tools/testing/selftests TARGETS=sframe O="$kout" \
 	ARCH=$karch CROSS_COMPILE=$cross \
 	KHDR_INCLUDES="-isystem $kout/usr/include"
+
+# The programs of the project's guest tests (tests/guest/), likewise.
+inroot make -s -C "$TOP/tests/guest" O="$kout/guest-tests" CROSS_COMPILE=$cross

@@ -87,6 +87,8 @@ fix_guest_root()
 	# virtme-ng starts the guest with /bin/sh; dash's maintainer
 	# scripts would have made the link.
 	[ -e "$dir/usr/bin/sh" ] || ln -s bash "$dir/usr/bin/sh"
+	# Likewise awk, an alternative that mawk's would have made.
+	[ -e "$dir/usr/bin/awk" ] || ln -s mawk "$dir/usr/bin/awk"
 }
 
 need_host_tools

@@ -8,22 +8,17 @@
 # stack goes on through the library's frames into the program's main().
 # Without the module, the library has no registered section and its
 # frames are lost: the control, which shows that the module did it.
-# Runs in the x86_64 guest (its root has gcc and perf).
+# The programs are built on the host (tests/guest/Makefile).
 
 set -u
-[ "$ARCH" = x86_64 ] || { echo "the arm64 guest has no compiler"; exit 4; }
 command -v perf >/dev/null || { echo "no perf in the guest"; exit 1; }
 audit=$KOUT/kselftest/sframe/sframe-audit.so
+bin=$KOUT/guest-tests/perf-audit
 [ -r "$audit" ] || { echo "$audit missing: selftests not built"; exit 1; }
+[ -x "$bin/prog" ] || { echo "$bin/prog missing: tests/guest not built"; exit 1; }
 
-src=$(cd "$(dirname "$0")/perf-audit" && pwd)
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-cd "$dir"
-cflags="-O2 -fomit-frame-pointer -Wa,--gsframe"
-gcc $cflags -fPIC -shared -o libwork.so "$src/work.c" &&
-	gcc $cflags -o prog "$src/main.c" -L. -lwork -Wl,-rpath,"$dir" ||
-	exit 1
 
 # The share of samples in work_spin() whose stack reaches main().
 complete()
@@ -41,7 +36,7 @@ for mode in audit plain; do
 	env=()
 	[ $mode = audit ] && env=(LD_AUDIT="$audit")
 	env "${env[@]}" perf record -q -F 499 -e cpu-clock:u \
-		--call-graph fp,defer -o "$dir/$mode.data" ./prog 3 \
+		--call-graph fp,defer -o "$dir/$mode.data" "$bin/prog" 3 \
 		>/dev/null 2>&1 || { echo "perf record failed ($mode)"; exit 1; }
 	read -r ok n < <(complete "$dir/$mode.data")
 	echo "$mode: $ok of $n samples in work_spin() reach main()"

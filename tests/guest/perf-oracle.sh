@@ -20,31 +20,23 @@
 # with four threads.
 
 set -u
-[ "$ARCH" = x86_64 ] || { echo "the arm64 guest has no compiler and no perf"; exit 4; }
 command -v perf >/dev/null || { echo "no perf in the guest"; exit 1; }
 audit=$KOUT/kselftest/sframe/sframe-audit.so
+bin=$KOUT/guest-tests/perf-oracle
 [ -r "$audit" ] || { echo "$audit missing: selftests not built"; exit 1; }
+[ -x "$bin/prog" ] || { echo "$bin/prog missing: tests/guest not built"; exit 1; }
 
 src=$(cd "$(dirname "$0")/perf-oracle" && pwd)
 keep=${KEEP:+$(cd "$KEEP" && pwd)}
 dir=$(mktemp -d)
 trap '[ -n "$keep" ] && cp "$dir"/*.txt "$keep"; rm -rf "$dir"' EXIT
 cd "$dir"
-cflags="-O2 -fomit-frame-pointer -Wa,--gsframe"
-gcc $cflags -fPIC -shared -o liboracle.so "$src/lib.c" &&
-	gcc $cflags -pthread -o prog "$src/prog.c" -L. -loracle \
-		-Wl,-rpath,"$dir" || exit 1
-
-# The control: the library without its .sframe, so that its frames
-# cannot be unwound; the comparison must see that.
-mkdir control
-objcopy --remove-section=.sframe liboracle.so control/liboracle.so || exit 1
 
 # record NAME CALL-GRAPH THREADS: perf script output in NAME.txt.
 record()
 {
 	LD_AUDIT=$audit setarch -R perf record -q -e page-faults:u -c 1 -d \
-		-m 2048 --call-graph "$2" -o "$dir/$1.data" ./prog "$3" \
+		-m 2048 --call-graph "$2" -o "$dir/$1.data" "$bin/prog" "$3" \
 		> /dev/null 2>&1 ||
 		{ echo "perf record --call-graph $2 failed"; exit 1; }
 	perf script -i "$dir/$1.data" -F tid,addr,ip,sym,symoff,dso \
@@ -63,7 +55,9 @@ for threads in 0 4; do
 	python3 "$src/compare.py" --expect $((stops * (threads ? threads : 1))) \
 		fp-$threads.txt dwarf-$threads.txt || rc=1
 done
-LD_LIBRARY_PATH=$dir/control record control fp,defer 0
+# The control: the library without its .sframe (tests/guest/Makefile),
+# so that its frames cannot be unwound; the comparison must see that.
+LD_LIBRARY_PATH=$bin/control record control fp,defer 0
 echo "control, the library without SFrame:"
 python3 "$src/compare.py" --control --expect $stops control.txt dwarf-0.txt || {
 	echo "the comparison did not see the library's missing SFrame"
