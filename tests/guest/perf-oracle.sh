@@ -33,9 +33,11 @@ trap '[ -n "$keep" ] && cp "$dir"/*.txt "$keep"; rm -rf "$dir"' EXIT
 cd "$dir"
 
 # record NAME CALL-GRAPH THREADS: perf script output in NAME.txt.
+# -B: perf 7.2 crashes collecting the build-ids of binaries on the
+# directory shared with the host, where the programs are.
 record()
 {
-	LD_AUDIT=$audit setarch -R perf record -q -e page-faults:u -c 1 -d \
+	LD_AUDIT=$audit setarch -R perf record -q -B -e page-faults:u -c 1 -d \
 		-m 2048 --call-graph "$2" -o "$dir/$1.data" "$bin/prog" "$3" \
 		> /dev/null 2>&1 ||
 		{ echo "perf record --call-graph $2 failed"; exit 1; }
