@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""compare.py [--control] [--expect N] FP DWARF: check perf's fp,defer callchains against its
-DWARF-unwound ones, sample by sample (perf script -F tid,addr,ip,sym,
-symoff,dso output of two runs of the same program).
+"""compare.py [--control] [--expect N] FP DWARF: check perf's fp,defer
+callchains against its DWARF-unwound ones, sample by sample (perf script
+-F tid,addr,ip,sym,symoff,dso output of two runs of the same program).
 
 Only samples whose top frame is in the program or its SFrame library
 count; a sample is identified by its fault address.  The DWARF chain is
