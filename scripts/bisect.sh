@@ -8,7 +8,9 @@
 # (default: x86_64 arm64), arch/<arch>/ code for that architecture only.
 # The kernels of TREE must have been built once, so that the objects of
 # the config are known.  Prints one "ok"/"not ok" line per patch and arch;
-# exits non-zero if any failed.  TREE is left at its original HEAD.
+# exits non-zero if any failed.  TREE is left at its original HEAD, its
+# kernel configs as they were.  BISECT_FROM=REV checks only the commits
+# after REV.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -74,69 +76,98 @@ enabled()
 	grep -q "^$sym=y" "$kout/.config"
 }
 
+# Compile at commit $c (number $k) for ARCH what its patch touches; print
+# one "ok"/"not ok" line.  Returns non-zero on a failure.
+check_arch()
+{
+	local arch=$1 kout karch cross name log f objs kmake
+
+	kout=$(kbuild_dir "$arch" "$tree")
+	name="bisect $k/$total $arch: $subject"
+	if [ ! -e "$kout/vmlinux" ]; then
+		echo "not ok - $name (no $arch kernel build to compile in)"
+		return 1
+	fi
+	case $arch in
+	x86_64)	karch=x86_64 cross= ;;
+	arm64)	karch=arm64 cross=aarch64-linux-gnu- ;;
+	esac
+	log="$kout/bisect-$k.log"
+	: > "$log"
+	kmake=(make -s -j"$JOBS" O="$kout" ARCH=$karch CROSS_COMPILE=$cross
+	       CC="ccache ${cross}gcc")
+	# The config at this prefix decides what is built; it changes only
+	# with a Kconfig file (and at the first prefix checked, after the
+	# full series' config).
+	if { [ "$first" = 1 ] || echo "$files" | grep -q 'Kconfig'; } &&
+	   ! (cd "$tree" && inroot "${kmake[@]}" olddefconfig) > "$log" 2>&1; then
+		echo "not ok - $name (olddefconfig)"
+		sed 's/^/#   /' "$log" | tail -n 30
+		return 1
+	fi
+	objs=()
+	for f in $files; do
+		[ -e "$tree/$f" ] || continue
+		mapfile -t -O ${#objs[@]} objs < <(cd "$tree" && objects "$arch" "$f" "$kout")
+	done
+	mapfile -t objs < <(printf '%s\n' ${objs[@]+"${objs[@]}"} | sort -u |
+		while read -r o; do
+			[ -n "$o" ] && enabled "$o" "$kout" && echo "$o"
+		done)
+	if [ ${#objs[@]} -gt 0 ] &&
+	   ! (cd "$tree" && inroot env CCACHE_BASEDIR="$tree" \
+		"${kmake[@]}" "${objs[@]}") >> "$log" 2>&1; then
+		echo "not ok - $name"
+		sed 's/^/#   /' "$log" | tail -n 30
+		return 1
+	fi
+	echo "ok - $name (${objs[*]:-no objects in this config})"
+}
+
 head=$(git -C "$tree" rev-parse HEAD)
 branch=$(git -C "$tree" symbolic-ref -q --short HEAD || true)
+tmp=$(mktemp -d)
+# Older prefixes configure with fewer options: keep the full series'
+# configs to put them back at the end.
+for a in "${arches[@]}"; do
+	kout=$(kbuild_dir "$a" "$tree")
+	[ ! -e "$kout/.config" ] || cp -p "$kout/.config" "$tmp/config-$a"
+done
 restore()
 {
 	local a
 
 	git -C "$tree" checkout -q -f "${branch:-$head}"
-	# olddefconfig at older prefixes may have dropped options that
-	# later patches add: make kernel.sh configure afresh and check.
 	for a in "${arches[@]}"; do
-		rm -f "$(kbuild_dir "$a" "$tree")/.config-inputs"
+		[ ! -e "$tmp/config-$a" ] ||
+			cp "$tmp/config-$a" "$(kbuild_dir "$a" "$tree")/.config"
 	done
+	rm -rf "$tmp"
 }
 trap restore EXIT
 
+# A range of the series can be checked alone: BISECT_FROM=REV starts
+# after REV instead of after base.
+from=${BISECT_FROM:-base}
 fail=0
 total=$(git -C "$tree" rev-list --count base..HEAD)
-k=0
-for c in $(git -C "$tree" rev-list --reverse base.."$head"); do
+k=$(git -C "$tree" rev-list --count base.."$from")
+first=1
+for c in $(git -C "$tree" rev-list --reverse "$from".."$head"); do
 	k=$((k + 1))
 	subject=$(git -C "$tree" log -1 --format=%s "$c")
 	git -C "$tree" checkout -q -f "$c"
 	files=$(git -C "$tree" diff-tree --no-commit-id --name-only -r "$c")
+	# The arches compile side by side; their lines print in order.
 	for arch in "${arches[@]}"; do
-		kout=$(kbuild_dir "$arch" "$tree")
-		if [ ! -e "$kout/vmlinux" ]; then
-			echo "not ok - bisect $k/$total $arch: $subject (no $arch kernel build to compile in)"
-			fail=1
-			continue
-		fi
-		case $arch in
-		x86_64)	karch=x86_64 cross= ;;
-		arm64)	karch=arm64 cross=aarch64-linux-gnu- ;;
-		esac
-		name="bisect $k/$total $arch: $subject"
-		log="$kout/bisect-$k.log"
-		kmake=(make -s -j"$JOBS" O="$kout" ARCH=$karch CROSS_COMPILE=$cross
-		       CC="ccache ${cross}gcc")
-		# The config at this prefix decides what is built.
-		if ! (cd "$tree" && inroot "${kmake[@]}" olddefconfig) > "$log" 2>&1; then
-			echo "not ok - $name (olddefconfig)"
-			sed 's/^/#   /' "$log" | tail -n 30
-			fail=1
-			continue
-		fi
-		objs=()
-		for f in $files; do
-			[ -e "$tree/$f" ] || continue
-			mapfile -t -O ${#objs[@]} objs < <(cd "$tree" && objects "$arch" "$f" "$kout")
-		done
-		mapfile -t objs < <(printf '%s\n' ${objs[@]+"${objs[@]}"} | sort -u |
-			while read -r o; do
-				[ -n "$o" ] && enabled "$o" "$kout" && echo "$o"
-			done)
-		if [ ${#objs[@]} -gt 0 ] &&
-		   ! (cd "$tree" && inroot env CCACHE_BASEDIR="$tree" \
-			"${kmake[@]}" "${objs[@]}") >> "$log" 2>&1; then
-			echo "not ok - $name"
-			sed 's/^/#   /' "$log" | tail -n 30
-			fail=1
-		else
-			echo "ok - $name (${objs[*]:-no objects in this config})"
-		fi
+		check_arch "$arch" > "$tmp/out-$arch" 2>&1 &
 	done
+	for arch in "${arches[@]}"; do
+		wait -n || fail=1
+	done
+	for arch in "${arches[@]}"; do
+		cat "$tmp/out-$arch"
+	done
+	first=0
 done
 exit $fail
