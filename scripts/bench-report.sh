@@ -6,12 +6,13 @@
 
 set -euo pipefail
 dir=${1:?usage: bench-report.sh DIR}
+top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$dir"
 
 cat <<EOF
 # SFrame unwinding: what it costs
 
-Made by \`make bench\` ($(date -u +%Y-%m-%d), series of $(git -C "$(dirname "$0")/.." log -1 --format=%h)).
+Made by \`make bench\` ($(date -u +%Y-%m-%d), project at $(git -C "$top" log -1 --format=%h)).
 Machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo),
 $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1); guests run
 under QEMU TCG (no KVM), which makes every guest time 10-50 times a
@@ -35,7 +36,7 @@ EOF
 awk '$2 == "fp" { fp[$1] = $4 } $2 == "sframe" { sf[$1] = $4; d[++n] = $1 }
 	END { for (i = 1; i <= n; i++)
 		printf "| %d | %d | %d | %.2f |\n", d[i], fp[d[i]], sf[d[i]],
-			fp[d[i]] > 0 ? sf[d[i]] / fp[d[i]] : 0 }' unwind.txt
+			(fp[d[i]] > 0 ? sf[d[i]] / fp[d[i]] : 0) }' unwind.txt
 echo
 sed -n 's/^per frame, depth \([0-9]*\) to \([0-9]*\): fp \(.*\) ns, sframe \(.*\) ns, sframe\/fp \(.*\)/Per frame (slope from depth \1 to \2): frame pointers \3 ns, SFrame \4 ns (TCG): **SFrame \/ FP = \5**./p' unwind.txt
 cat <<'EOF'
@@ -43,9 +44,9 @@ cat <<'EOF'
 The stack is a recursion: every frame has the same return address, so
 after the first frame every SFrame lookup is answered by the per-task
 lookup cache (patch "unwind_user/sframe: Cache lookups per task").
-Without that cache, the same run measured 3250 ns per SFrame frame
-against 689 ns for frame pointers (4.7x); a cache miss costs what the
-decoder costs, below.
+Without that cache, an earlier run of this benchmark measured 3250 ns
+per SFrame frame against 689 ns for frame pointers (4.7x): a cache miss
+costs what the decoder costs, below.
 
 ## 2. The decoder natively: cost of one lookup against section size
 
@@ -79,7 +80,17 @@ EOF
 awk '
 	/^(none|fpdefer|dwarf)-/ { t[$1] = t[$1] " " $2 }
 	/^data-/ { size[$1] = $2; n[$1] = $3; lost[$1] = $4 }
-	function med(s,   a, k) { k = split(s, a, " "); asort(a); return a[int((k + 1) / 2)] }
+	# The median of the numbers in s (no asort(): mawk has none).
+	function med(s,   a, k, i, j, x) {
+		k = split(s, a, " ")
+		for (i = 2; i <= k; i++) {
+			x = a[i] + 0
+			for (j = i - 1; j >= 1 && a[j] + 0 > x; j--)
+				a[j + 1] = a[j]
+			a[j + 1] = x
+		}
+		return a[int((k + 1) / 2)]
+	}
 	END {
 		base = med(t["none-sframe"]); fpb = med(t["none-fp"])
 		print "| run | binary | ms | vs. unprofiled SFrame build | perf.data bytes/sample | lost |"
@@ -93,6 +104,14 @@ awk '
 	}' overhead.txt
 cat <<'EOF'
 
+A `fp,defer` sample holds its callchain, 8 bytes per frame, next to a
+fixed part (record headers, IP, time, period, and the deferred record's
+own header); a `dwarf` sample holds the registers and a copy of the user
+stack, up to 8 KiB.  The ratio is therefore set by the depth of the
+stacks: 50 times less data is reached only for stacks of a few frames.
+EOF
+cat <<'EOF'
+
 ## 4. Kernel memory per registered section
 
 `bench/sframe-mem.c` in the guest registers a copy of its own section
@@ -103,8 +122,11 @@ single runs vary.
 
 EOF
 sed 's/^/    /' mem.txt
-awk '{ for (i = 1; i <= NF; i++) if ($(i + 1) == "bytes" && $(i + 2) == "each;") v[++n] = $i }
-	END { asort(v); printf "\nMedian: **%d bytes per registered section**.\n", v[int((n + 1) / 2)] }' mem.txt
+for v in $(awk '{ for (i = 1; i <= NF; i++)
+		if ($(i + 1) == "bytes" && $(i + 2) == "each;") print $i }' mem.txt |
+	sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'); do
+	printf '\nMedian: **%d bytes per registered section**.\n' "$v"
+done
 cat <<'EOF'
 Per process, on top of its registrations (usually the program, its
 interpreter if it has SFrame, and the vDSO): the maple tree, a counter

@@ -86,7 +86,9 @@ w=$TOP/tests/demo/workload.lua
 rounds=${BENCH_ROUNDS:-300}
 # tsc=reliable: a loaded host makes the guest's clocksource watchdog
 # give up the TSC for jiffies, whose 4 ms would be all the resolution.
-VM_APPEND="tsc=reliable" "$TOP/scripts/vm.sh" x86_64 "$tree" 1800 "
+# The guest runs a script: a command line this long does not fit on the
+# kernel command line, where virtme-ng passes it.
+cat > "$bench/guest.sh" <<EOF
 set -e
 cd $bench
 sysctl -qw kernel.perf_event_max_stack=512
@@ -101,24 +103,27 @@ cp $lua/lua-sframe $lua/lua-fp /tmp/
 t()
 {
 	local s=\$(date +%s%N)
-	\"\$@\" > /dev/null 2>&1
+	"\$@" > /dev/null 2>&1
 	echo \$(( (\$(date +%s%N) - s) / 1000000 ))
 }
 for r in 1 2 3; do
-	echo \"none-sframe \$(t /tmp/lua-sframe $w $rounds)\"
-	echo \"none-fp \$(t /tmp/lua-fp $w $rounds)\"
+	echo "none-sframe \$(t /tmp/lua-sframe $w $rounds)"
+	echo "none-fp \$(t /tmp/lua-fp $w $rounds)"
 	for m in fp sframe; do
-		echo \"fpdefer-\$m \$(t perf record -q -F 999 -e cpu-clock:u --call-graph fp,defer -o /tmp/\$m.data /tmp/lua-\$m $w $rounds)\"
+		echo "fpdefer-\$m \$(t perf record -q -F 999 -e cpu-clock:u --call-graph fp,defer -o /tmp/\$m.data /tmp/lua-\$m $w $rounds)"
 	done
-	echo \"dwarf-sframe \$(t perf record -q -F 999 -e cpu-clock:u --call-graph dwarf -o /tmp/dwarf.data /tmp/lua-sframe $w $rounds)\"
+	echo "dwarf-sframe \$(t perf record -q -F 999 -e cpu-clock:u --call-graph dwarf -o /tmp/dwarf.data /tmp/lua-sframe $w $rounds)"
 done > overhead.txt
 for m in fp sframe dwarf; do
 	n=\$(perf script -i /tmp/\$m.data -F ip 2>/dev/null | grep -c '^\$' || true)
 	lost=\$(perf report -i /tmp/\$m.data --stats 2>/dev/null | awk '/LOST/ { s += \$NF } END { print s + 0 }')
-	echo \"data-\$m \$(stat -c %s /tmp/\$m.data) \$n \$lost\"
+	echo "data-\$m \$(stat -c %s /tmp/\$m.data) \$n \$lost"
 done >> overhead.txt
 cat overhead.txt
-" > "$bench/guest.log" 2>&1 || { tail -n 30 "$bench/guest.log"; die "guest run failed"; }
+EOF
+VM_APPEND="tsc=reliable" "$TOP/scripts/vm.sh" x86_64 "$tree" 1800 \
+	"bash $bench/guest.sh" > "$bench/guest.log" 2>&1 ||
+	{ tail -n 30 "$bench/guest.log"; die "guest run failed"; }
 
 "$TOP/scripts/bench-report.sh" "$bench" > "$bench/results.md"
 cat "$bench/results.md"
