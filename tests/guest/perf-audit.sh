@@ -20,10 +20,17 @@ bin=$KOUT/guest-tests/perf-audit
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 
+# perf reads the binaries of a recording: give it copies on the guest's
+# own file system (see perf-oracle.sh).
+cp -r "$bin" "$dir/bin"
+cp "$audit" "$dir/"
+bin=$dir/bin
+audit=$dir/$(basename "$audit")
+
 # The share of samples in work_spin() whose stack reaches main().
 complete()
 {
-	perf script -i "$1" -F ip,sym 2>/dev/null | awk '
+	perf script -i "$1" -F ip,sym 2>"$1.err" | awk '
 		BEGIN { first = 1 }
 		/^$/ { if (top) { n++; if (seen) ok++ } top = 0; seen = 0; first = 1; next }
 		{ if (first && $2 == "work_spin") top = 1; first = 0
@@ -32,8 +39,6 @@ complete()
 		      printf "%d %d\n", ok + 0, n + 0 }'
 }
 
-# -B: perf 7.2 crashes collecting the build-ids of binaries on the
-# directory shared with the host, where the programs are.
 for mode in audit plain; do
 	env=()
 	[ $mode = audit ] && env=(LD_AUDIT="$audit")
@@ -41,6 +46,7 @@ for mode in audit plain; do
 		--call-graph fp,defer -o "$dir/$mode.data" "$bin/prog" 3 \
 		>/dev/null 2>&1 || { echo "perf record failed ($mode)"; exit 1; }
 	read -r ok n < <(complete "$dir/$mode.data")
+	[ "$n" -gt 0 ] || tail -n 5 "$dir/$mode.data.err"
 	echo "$mode: $ok of $n samples in work_spin() reach main()"
 	eval "ok_$mode=$ok n_$mode=$n"
 done

@@ -32,17 +32,30 @@ dir=$(mktemp -d)
 trap '[ -n "$keep" ] && cp "$dir"/*.txt "$keep"; rm -rf "$dir"' EXIT
 cd "$dir"
 
-# record NAME CALL-GRAPH THREADS: perf script output in NAME.txt.
-# -B: perf 7.2 crashes collecting the build-ids of binaries on the
-# directory shared with the host, where the programs are.
+# perf reads the binaries of a recording: give it copies on the guest's
+# own file system.  perf 7.2 has crashed reading them on the directory
+# shared with the host (collecting build-ids on x86_64, hence -B; in
+# perf script on arm64, once).
+cp -r "$bin" "$dir/bin"
+cp "$audit" "$dir/"
+bin=$dir/bin
+audit=$dir/$(basename "$audit")
+
+# record NAME CALL-GRAPH THREADS [BUILD]: perf script output in NAME.txt.
 record()
 {
+	local rc=0
+
 	LD_AUDIT=$audit setarch -R perf record -q -B -e page-faults:u -c 1 -d \
-		-m 2048 --call-graph "$2" -o "$dir/$1.data" "$bin/prog" "$3" \
+		-m 2048 --call-graph "$2" -o "$dir/$1.data" "$bin/${4:-.}/prog" "$3" \
 		> /dev/null 2>&1 ||
 		{ echo "perf record --call-graph $2 failed"; exit 1; }
 	perf script -i "$dir/$1.data" -F tid,addr,ip,sym,symoff,dso \
-		> "$dir/$1.txt" 2> /dev/null
+		> "$dir/$1.txt" 2> "$dir/$1.err" || rc=$?
+	[ $rc -eq 0 ] || {
+		echo "perf script of $1 failed with status $rc:"
+		tail -n 5 "$dir/$1.err"
+	}
 }
 
 # The samples a thread of prog.c yields: its 74 stop points.  Faults of
@@ -66,4 +79,26 @@ python3 "$src/compare.py" --control --expect $stops control.txt dwarf-0.txt || {
 	echo "the comparison did not see the library's missing SFrame"
 	rc=1
 }
+# Side by side, one thread: the other builds of tests/guest/Makefile.
+# The build with frame pointers instead of SFrame (fp) is compared with
+# its DWARF run and reported: gcc 16 gives x86_64 leaf functions no frame
+# even with -mno-omit-leaf-frame-pointer, and a frame pointer walk from
+# a leaf misses its caller.  perf's DWARF unwinding stops at the first
+# return address signed by pointer authentication, so the arm64 builds
+# with PAC (pac, fp-pac) are held against the same build without PAC:
+# sample by sample, the same functions up to main().
+for b in fp pac fp-pac; do
+	[ -x "$bin/$b/prog" ] || continue
+	record "$b-defer" fp,defer 0 "$b"
+	echo "$b build, fp,defer:"
+	case $b in
+	fp)
+		record fp-dwarf dwarf 0 fp
+		python3 "$src/compare.py" --report --expect $stops fp-defer.txt fp-dwarf.txt ;;
+	pac)
+		python3 "$src/compare.py" --same-functions $stops pac-defer.txt fp-0.txt ;;
+	fp-pac)
+		python3 "$src/compare.py" --same-functions $stops fp-pac-defer.txt fp-defer.txt ;;
+	esac || rc=1
+done
 exit $rc

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""compare.py [--control] [--expect N] FP DWARF: check perf's fp,defer
+"""compare.py [--control|--report] [--expect N] FP DWARF: check perf's fp,defer
 callchains against its DWARF-unwound ones, sample by sample (perf script
 -F tid,addr,ip,sym,symoff,dso output of two runs of the same program).
+compare.py --same-functions N FP REF: the samples of FP, at least N, go
+through the same functions as those of REF, in order (same_functions()).
 
 Only samples whose top frame is in the program or its SFrame library
 count; a sample is identified by its fault address.  The DWARF chain is
@@ -16,7 +18,8 @@ it).  perf reports DWARF return addresses minus one, the fp,defer ones
 as they are: one is added back.
 
 Passes when N samples (default: at least 50) were compared and all match;
-with --control, when some do not (a run whose library has no SFrame).
+with --control, when some do not (a run whose library has no SFrame);
+with --report, whatever the match rate.
 A lost sample changes the count: the test knows how many stops the
 program makes."""
 
@@ -53,10 +56,43 @@ def ours(frame):
     return frame[2] in OURS
 
 
+def functions(path):
+    """The samples whose top frame is ours, in order, each as its
+    functions up to the first of ENDS (None if it has none)."""
+    for addr, chain in samples(path):
+        if not chain or not ours(chain[0]):
+            continue
+        end = next((i for i, f in enumerate(chain) if f[1] in ENDS), None)
+        yield None if end is None else [f[1:] for f in chain[:end + 1]]
+
+
+def same_functions(path, ref, expect):
+    """--same-functions: sample by sample, in order, the chains of PATH
+    must go through the same functions as those of REF, a run of the
+    same program built otherwise, up to main() or worker()."""
+    got, want = list(functions(path)), list(functions(ref))
+    matched = sum(1 for g, w in zip(got, want) if g is not None and g == w)
+    shown = 0
+    for i, (g, w) in enumerate(zip(got, want)):
+        if g != w and shown < 3:
+            shown += 1
+            print("  sample %d differs:" % i)
+            print("    %s" % " <- ".join(f[0] for f in w or []))
+            print("    %s" % " <- ".join(f[0] for f in g or []))
+    print("  %d samples, %d in the same functions as the reference "
+          "(%d samples)" % (len(got), matched, len(want)))
+    return 0 if len(got) == len(want) == matched >= expect else 1
+
+
 def main():
     args = sys.argv[1:]
+    if args[0] == "--same-functions":
+        return same_functions(args[2], args[3], int(args[1]))
     control = args[0] == "--control"
     if control:
+        args = args[1:]
+    report = args[0] == "--report"
+    if report:
         args = args[1:]
     expect = None
     if args[0] == "--expect":
@@ -85,7 +121,7 @@ def main():
         compared += 1
         if [f[0] for f in got[:len(want)]] == [f[0] for f in want]:
             matched += 1
-        elif shown < 3 and not control:
+        elif shown < 3 and not control and not report:
             shown += 1
             print("  mismatch at fault address %#x:" % addr)
             for i in range(max(len(want), min(len(got), len(want) + 2))):
@@ -101,6 +137,8 @@ def main():
         return 1
     if compared < 50:
         return 1
+    if report:
+        return 0
     if control:
         return 0 if matched < compared else 1
     return 0 if matched == compared else 1
