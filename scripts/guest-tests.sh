@@ -27,6 +27,9 @@ exec 3>&1 > "$tmp" 2>&1
 
 echo "# guest: $(uname -r) $(uname -m)"
 dmesg -n 1 2>/dev/null
+# Log user processes killed by a signal, as x86_64 does by default:
+# kernel-log-clean looks for them.
+sysctl -qw debug.exception-trace=1 2>/dev/null
 
 # kselftest's runner filters each test's output through a perl script
 # when /usr/bin/perl exists (the x86_64 guest, whose root is the
@@ -41,8 +44,10 @@ make -C "$tree/tools/testing/selftests" TARGETS=sframe O="$kout" \
 	KHDR_INCLUDES="-isystem $kout/usr/include" run_tests 2>&1
 echo "# selftests exit status $?"
 
+# The kernel log is checked last: it covers the other tests too.
 n=0
-for t in "$TOP"/tests/guest/*.sh; do
+for t in $(ls "$TOP"/tests/guest/*.sh | grep -v /kernel-log-clean.sh) \
+	 "$TOP/tests/guest/kernel-log-clean.sh"; do
 	[ -e "$t" ] || continue
 	n=$((n + 1))
 	name=$(basename "$t" .sh)

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Runs in the guest after the selftests: the kernel log must show no
+# Runs in the guest after the selftests and the other guest tests
+# (scripts/guest-tests.sh runs it last): the kernel log must show no
 # warning, bug, oops or sanitizer report, and no user process may have
 # been killed by a fault, except for the known issues listed, each with
 # its reason, in config/known-issues.  Bad user input may make the
@@ -11,7 +12,9 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 log=$(dmesg 2>&1) || { echo "cannot read the kernel log"; exit 1; }
 
 splats=$(echo "$log" | grep -E 'WARNING:|BUG:|Oops|Call Trace:|UBSAN:|KASAN:|kernel BUG|refcount_t:|RCU.*stall|INFO: task .* blocked|kmemleak|general protection fault,')
-faults=$(echo "$log" | grep -E 'traps: .*(general protection|trap|fault)|segfault at')
+# x86_64 reports a killed process as "traps: ..." or "segfault at",
+# arm64 as "comm[pid]: unhandled ...".
+faults=$(echo "$log" | grep -E 'traps: .*(general protection|trap|fault)|segfault at|\]: unhandled ')
 
 known=$(grep -v '^#' "$top/config/known-issues" 2>/dev/null | grep -v '^$' | cut -f1)
 unknown=$faults
