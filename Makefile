@@ -6,7 +6,7 @@
 ARCH ?= x86_64
 SHELL := /bin/bash
 
-.PHONY: check check-fast demo bench toolchain base tree export kernel selftests \
+.PHONY: check check-fast demo bench fuzz toolchain base tree export kernel selftests \
 	run clean help
 
 help:
@@ -23,6 +23,9 @@ demo:
 
 bench:
 	@scripts/bench.sh
+
+fuzz:
+	@scripts/fuzz.sh
 
 toolchain:
 	@scripts/toolchain.sh
