@@ -6,7 +6,7 @@
 ARCH ?= x86_64
 SHELL := /bin/bash
 
-.PHONY: check check-fast demo bench fuzz toolchain base tree export kernel selftests \
+.PHONY: check check-fast check-debug demo bench fuzz toolchain base tree export kernel selftests \
 	run clean help
 
 help:
@@ -17,6 +17,9 @@ check:
 
 check-fast:
 	@scripts/check.sh fast
+
+check-debug:
+	@scripts/check.sh debug
 
 demo:
 	@scripts/demo.sh

@@ -1,11 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# check.sh [fast] - the whole verdict on the series:
+# check.sh [fast|debug] - the whole verdict on the series:
 #   toolchain, series applies, checkpatch, kernels, bisectability,
 #   selftests and project tests in x86_64 and arm64 guests, host tests.
-# "fast" skips the bisect step and arm64.  Every test is counted; the last
-# line is "N passed, N failed, N skipped".  Exits non-zero on a failure.
+# "fast" skips the bisect step and arm64.  "debug" (make check-debug) runs
+# the selftests and the guest tests only, on an x86_64 kernel with
+# config/debug.config (KASAN, UBSAN, KFENCE, lockdep, kmemleak...), the
+# stress test for STRESS_TIME seconds (default 300).  Every test is
+# counted; the last line is "N passed, N failed, N skipped".  Exits
+# non-zero on a failure.
 #
 # The tree under test is $CACHE/trees/check (not build/linux, the
 # developer's): re-applying the series there rewrites only the files that
@@ -16,12 +20,20 @@
 mode=${1:-full}
 tree=$CACHE/trees/check
 rdir=$OUT/check
+stress=${STRESS_TIME:-10}
+gtimeout=${GUEST_TIMEOUT:-900}
+if [ "$mode" = debug ]; then
+	export KVARIANT=debug
+	rdir=$OUT/check-debug
+	stress=${STRESS_TIME:-300}
+	gtimeout=${GUEST_TIMEOUT:-2400}
+fi
 mkdir -p "$rdir"
 : > "$rdir/results"
 : > "$rdir/steps"
 start=$(now)
 
-if [ "$mode" = fast ]; then
+if [ "$mode" = fast ] || [ "$mode" = debug ]; then
 	arches=(x86_64)
 else
 	arches=(x86_64 arm64)
@@ -118,11 +130,13 @@ else
 fi
 grep -h '^==> base:' "$rdir/apply_series.log" | sed 's/^==> /    /' || true
 
-rc=0
-step "checkpatch" "$TOP/scripts/checkpatch.sh" "$tree" || rc=$?
-tap_results "$rdir/checkpatch.log" ""
-[ $rc -eq 0 ] || grep -q '^not ok - checkpatch' "$rdir/checkpatch.log" ||
-	result fail "checkpatch step ran"
+if [ "$mode" != debug ]; then
+	rc=0
+	step "checkpatch" "$TOP/scripts/checkpatch.sh" "$tree" || rc=$?
+	tap_results "$rdir/checkpatch.log" ""
+	[ $rc -eq 0 ] || grep -q '^not ok - checkpatch' "$rdir/checkpatch.log" ||
+		result fail "checkpatch step ran"
+fi
 
 declare -A built
 for arch in "${arches[@]}"; do
@@ -134,7 +148,7 @@ for arch in "${arches[@]}"; do
 	fi
 done
 
-if [ "$mode" != fast ]; then
+if [ "$mode" = full ]; then
 	rc=0
 	step "bisect" "$TOP/scripts/bisect.sh" "$tree" "${arches[@]}" || rc=$?
 	tap_results "$rdir/bisect.log" ""
@@ -163,8 +177,9 @@ for arch in "${arches[@]}"; do
 	# streams.
 	gtap=$rdir/guest_$arch.tap
 	rm -f "$gtap"
-	if step "guest $arch" "$TOP/scripts/vm.sh" "$arch" "$tree" "${GUEST_TIMEOUT:-900}" \
-		"$(printf '%q ' bash "$TOP/scripts/guest-tests.sh" "$arch" "$tree" "$kout" "$gtap")"; then
+	if step "guest $arch" "$TOP/scripts/vm.sh" "$arch" "$tree" "$gtimeout" \
+		"$(printf '%q ' env STRESS_TIME="$stress" \
+			bash "$TOP/scripts/guest-tests.sh" "$arch" "$tree" "$kout" "$gtap")"; then
 		result pass "$arch guest boots and runs the tests"
 	else
 		result fail "$arch guest boots and runs the tests"
@@ -208,6 +223,7 @@ for arch in "${arches[@]}"; do
 	     /^# / { out = out "      " substr($0, 3) "\n" }' "$gtap"
 done
 
+[ "$mode" != debug ] || finish
 for t in "$TOP"/tests/host/*.sh; do
 	[ -e "$t" ] || continue
 	name=$(basename "$t" .sh)

@@ -5,8 +5,9 @@
 #
 # The build directory is $CACHE/kbuild/<tree-name>-ARCH so that later runs
 # build incrementally; ccache covers the rest.  The config is virtme-ng's
-# minimal config plus config/common.config, config/ARCH.config and, once
-# the series adds it, tools/testing/selftests/sframe/config.
+# minimal config plus config/common.config, config/ARCH.config, with
+# KVARIANT=debug config/debug.config, and, once the series adds it,
+# tools/testing/selftests/sframe/config.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -24,6 +25,7 @@ esac
 VIRTME_DROP='CONFIG_(DEBUG_INFO|KVM|BPF|HAVE_EBPF|CGROUP_BPF|DRM|SND|SOUND|FB|VGA|FRAMEBUFFER|SQUASHFS|SECURITYFS|SCSI|BLK_DEV_SD|WATCHDOG|I6300ESB|DAX|FS_DAX|MEMORY_HOT|ZONE_DEVICE|FUNCTION_TRACER|DYNAMIC_FTRACE|HAVE_DYNAMIC_FTRACE|FTRACE_SYSCALLS|KPROBE|HAVE_KPROBES|FW_CFG|INET|PACKET|VIRTIO_NET|NETDEVICES|INPUT|KEYBOARD|SERIO|VIRTIO_BALLOON|VIRTIO_IOMMU)'
 
 frags=("$TOP/config/common.config" "$TOP/config/$arch.config")
+[ -z "${KVARIANT:-}" ] || frags+=("$TOP/config/$KVARIANT.config")
 [ -e "$tree/tools/testing/selftests/sframe/config" ] &&
 	frags+=("$tree/tools/testing/selftests/sframe/config")
 

@@ -74,12 +74,13 @@ now()
 	date +%s
 }
 
-# Out-of-tree kernel build directory for ARCH and a tree.
+# Out-of-tree kernel build directory for ARCH and a tree; KVARIANT=debug
+# selects the debug kernel of make check-debug (config/debug.config).
 kbuild_dir()
 {
 	local arch=$1 tree=$2
 
-	echo "$CACHE/kbuild/$(basename "$tree")-$arch"
+	echo "$CACHE/kbuild/$(basename "$tree")-$arch${KVARIANT:+-$KVARIANT}"
 }
 
 # The patches of the series, in order.

@@ -24,4 +24,5 @@ inroot make -s -C tools/testing/selftests TARGETS=sframe O="$kout" \
 	KHDR_INCLUDES="-isystem $kout/usr/include"
 
 # The programs of the project's guest tests (tests/guest/), likewise.
-inroot make -s -C "$TOP/tests/guest" O="$kout/guest-tests" CROSS_COMPILE=$cross
+inroot make -s -C "$TOP/tests/guest" O="$kout/guest-tests" CROSS_COMPILE=$cross \
+	KHDR_INCLUDES="-isystem $kout/usr/include"

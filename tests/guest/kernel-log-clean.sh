@@ -9,6 +9,16 @@
 # unwinder fall back; it must never make the kernel complain.
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
+
+# A kernel with kmemleak (make check-debug): scan now, report what leaked.
+leaks=
+kml=/sys/kernel/debug/kmemleak
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+if [ -e $kml ]; then
+	echo scan > $kml && echo scan > $kml && leaks=$(cat $kml)
+	echo "kmemleak: $(echo "$leaks" | grep -c 'unreferenced object') leaks"
+fi
+
 log=$(dmesg 2>&1) || { echo "cannot read the kernel log"; exit 1; }
 
 splats=$(echo "$log" | grep -E 'WARNING:|BUG:|Oops|Call Trace:|UBSAN:|KASAN:|kernel BUG|refcount_t:|RCU.*stall|INFO: task .* blocked|kmemleak|general protection fault,')
@@ -23,10 +33,11 @@ if [ -n "$known" ] && [ -n "$faults" ]; then
 	echo "$faults" | grep -E -f <(echo "$known") | sed 's/^/known issue: /'
 fi
 
-if [ -n "$splats" ] || [ -n "$unknown" ]; then
+if [ -n "$splats" ] || [ -n "$unknown" ] || [ -n "$leaks" ]; then
 	echo "$splats"
 	echo "$unknown"
-	echo "the kernel log has splats or user faults"
+	echo "$leaks" | head -n 60
+	echo "the kernel log has splats or user faults, or kmemleak found leaks"
 	exit 1
 fi
 echo "kernel log clean ($(echo "$log" | wc -l) lines)"

@@ -26,6 +26,9 @@ cp -r "$bin" "$dir/bin"
 cp "$audit" "$dir/"
 bin=$dir/bin
 audit=$dir/$(basename "$audit")
+# perf without debuginfod (tests/guest/nodebuginfod/nodebuginfod.c).
+cp -r "$KOUT/guest-tests/nodebuginfod" "$dir/"
+export LD_LIBRARY_PATH=$dir/nodebuginfod
 
 # The share of samples in work_spin() whose stack reaches main().
 complete()

@@ -40,6 +40,9 @@ cp -r "$bin" "$dir/bin"
 cp "$audit" "$dir/"
 bin=$dir/bin
 audit=$dir/$(basename "$audit")
+# perf without debuginfod (tests/guest/nodebuginfod/nodebuginfod.c).
+cp -r "$KOUT/guest-tests/nodebuginfod" "$dir/"
+export LD_LIBRARY_PATH=$dir/nodebuginfod
 
 # record NAME CALL-GRAPH THREADS [BUILD]: perf script output in NAME.txt.
 record()
@@ -73,7 +76,7 @@ for threads in 0 4; do
 done
 # The control: the library without its .sframe (tests/guest/Makefile),
 # so that its frames cannot be unwound; the comparison must see that.
-LD_LIBRARY_PATH=$bin/control record control fp,defer 0
+LD_LIBRARY_PATH=$bin/control:$LD_LIBRARY_PATH record control fp,defer 0
 echo "control, the library without SFrame:"
 python3 "$src/compare.py" --control --expect $stops control.txt dwarf-0.txt || {
 	echo "the comparison did not see the library's missing SFrame"
