@@ -21,7 +21,7 @@ fi
 
 log=$(dmesg 2>&1) || { echo "cannot read the kernel log"; exit 1; }
 
-splats=$(echo "$log" | grep -E 'WARNING:|BUG:|Oops|Call Trace:|UBSAN:|KASAN:|kernel BUG|refcount_t:|RCU.*stall|INFO: task .* blocked|kmemleak|general protection fault,')
+splats=$(echo "$log" | grep -E 'WARNING:|BUG:|Oops|Call Trace:|UBSAN:|KASAN:|kernel BUG|refcount_t:|RCU.*stall|INFO: task .* blocked|kmemleak: [0-9]+ new suspected|general protection fault,')
 # x86_64 reports a killed process as "traps: ..." or "segfault at",
 # arm64 as "comm[pid]: unhandled ...".
 faults=$(echo "$log" | grep -E 'traps: .*(general protection|trap|fault)|segfault at|\]: unhandled ')
