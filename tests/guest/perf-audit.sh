@@ -11,24 +11,10 @@
 # The programs are built on the host (tests/guest/Makefile).
 
 set -u
-command -v perf >/dev/null || { echo "no perf in the guest"; exit 1; }
-audit=$KOUT/kselftest/sframe/sframe-audit.so
-bin=$KOUT/guest-tests/perf-audit
-[ -r "$audit" ] || { echo "$audit missing: selftests not built"; exit 1; }
-[ -x "$bin/prog" ] || { echo "$bin/prog missing: tests/guest not built"; exit 1; }
-
+. "$(dirname "$0")/lib/perf.sh"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-
-# perf reads the binaries of a recording: give it copies on the guest's
-# own file system (see perf-oracle.sh).
-cp -r "$bin" "$dir/bin"
-cp "$audit" "$dir/"
-bin=$dir/bin
-audit=$dir/$(basename "$audit")
-# perf without debuginfod (tests/guest/nodebuginfod/nodebuginfod.c).
-cp -r "$KOUT/guest-tests/nodebuginfod" "$dir/"
-export LD_LIBRARY_PATH=$dir/nodebuginfod
+perf_setup perf-audit "$dir"
 
 # The share of samples in work_spin() whose stack reaches main().
 complete()

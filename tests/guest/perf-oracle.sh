@@ -20,29 +20,13 @@
 # with four threads.
 
 set -u
-command -v perf >/dev/null || { echo "no perf in the guest"; exit 1; }
-audit=$KOUT/kselftest/sframe/sframe-audit.so
-bin=$KOUT/guest-tests/perf-oracle
-[ -r "$audit" ] || { echo "$audit missing: selftests not built"; exit 1; }
-[ -x "$bin/prog" ] || { echo "$bin/prog missing: tests/guest not built"; exit 1; }
-
+. "$(dirname "$0")/lib/perf.sh"
 src=$(cd "$(dirname "$0")/perf-oracle" && pwd)
 keep=${KEEP:+$(cd "$KEEP" && pwd)}
 dir=$(mktemp -d)
 trap '[ -n "$keep" ] && cp "$dir"/*.txt "$keep"; rm -rf "$dir"' EXIT
+perf_setup perf-oracle "$dir"
 cd "$dir"
-
-# perf reads the binaries of a recording: give it copies on the guest's
-# own file system.  perf 7.2 has crashed reading them on the directory
-# shared with the host (collecting build-ids on x86_64, hence -B; in
-# perf script on arm64, once).
-cp -r "$bin" "$dir/bin"
-cp "$audit" "$dir/"
-bin=$dir/bin
-audit=$dir/$(basename "$audit")
-# perf without debuginfod (tests/guest/nodebuginfod/nodebuginfod.c).
-cp -r "$KOUT/guest-tests/nodebuginfod" "$dir/"
-export LD_LIBRARY_PATH=$dir/nodebuginfod
 
 # record NAME CALL-GRAPH THREADS [BUILD]: perf script output in NAME.txt.
 record()
