@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <link.h>
 #include <linux/perf_event.h>
+#include <linux/sframe.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,10 +37,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef PR_ADD_SFRAME
-#define PR_ADD_SFRAME		82
-#define PR_REMOVE_SFRAME	83
-#endif
 #ifndef PT_GNU_SFRAME
 #define PT_GNU_SFRAME		0x6474e554
 #endif
@@ -48,21 +45,13 @@
 #define RING_PAGES	64
 #define HDR_SIZE	28	/* struct sframe_header, V2 and V3 */
 
-struct sframe_arg {
-	uint64_t flags;
-	uint64_t sframe_addr;
-	uint64_t sframe_size;
-	uint64_t text_addr;
-	uint64_t text_size;
-};
-
 enum { SAME, FLIP, CUT, NOISE, RANDOM, UNMAP, NR_KINDS };
 static const char *const kind_name[NR_KINDS] = {
 	"unchanged", "bytes changed", "cut short", "noise after header",
 	"random", "unmapped while registered",
 };
 
-static struct sframe_arg self;
+static struct prctl_sframe self;
 static struct perf_event_mmap_page *ring;
 static unsigned long nr_chains;
 static uint64_t rnd_state;
@@ -201,7 +190,7 @@ int main(int argc, char **argv)
 {
 	unsigned long rounds = 0, accepted[NR_KINDS] = {}, tried[NR_KINDS] = {};
 	unsigned long refused[NR_KINDS] = {}, dropped[NR_KINDS] = {};
-	struct sframe_arg arg;
+	struct prctl_sframe arg;
 	size_t size, map;
 	unsigned char *sec;
 	time_t end;
