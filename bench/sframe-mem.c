@@ -19,40 +19,10 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#ifndef PR_ADD_SFRAME
-#define PR_ADD_SFRAME		82
-#define PR_REMOVE_SFRAME	83
-#endif
-#ifndef PT_GNU_SFRAME
-#define PT_GNU_SFRAME		0x6474e554
-#endif
+#include "../tests/guest/lib/self-sframe.h"
 
-struct sframe_arg {
-	uint64_t flags;
-	uint64_t sframe_addr;
-	uint64_t sframe_size;
-	uint64_t text_addr;
-	uint64_t text_size;
-};
 
-static struct sframe_arg self;
-
-static int find_self(struct dl_phdr_info *info, size_t size, void *data)
-{
-	int i;
-
-	if (info->dlpi_name[0])
-		return 0;
-	for (i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-
-		if (ph->p_type == PT_GNU_SFRAME) {
-			self.sframe_addr = info->dlpi_addr + ph->p_vaddr;
-			self.sframe_size = ph->p_memsz;
-		}
-	}
-	return 1;
-}
+static struct prctl_sframe self;
 
 /* Slab: of /proc/meminfo, in bytes. */
 static long slab(void)
@@ -73,12 +43,11 @@ int main(int argc, char **argv)
 {
 	long count = argc > 1 ? atol(argv[1]) : 2000;
 	long page = sysconf(_SC_PAGESIZE), i;
-	struct sframe_arg arg;
+	struct prctl_sframe arg;
 	long before, after, gone;
 	char *text, *copy;
 
-	dl_iterate_phdr(find_self, NULL);
-	if (!self.sframe_size) {
+	if (self_sframe(&self)) {
 		fprintf(stderr, "no PT_GNU_SFRAME: build with -Wa,--gsframe\n");
 		return 1;
 	}
@@ -91,7 +60,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	memcpy(copy, (void *)self.sframe_addr, self.sframe_size);
-	arg = (struct sframe_arg){
+	arg = (struct prctl_sframe){
 		.sframe_addr = (uintptr_t)copy,
 		.sframe_size = self.sframe_size,
 		.text_size = page,

@@ -42,13 +42,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef PR_ADD_SFRAME
-#define PR_ADD_SFRAME		82
-#define PR_REMOVE_SFRAME	83
-#endif
-#ifndef PT_GNU_SFRAME
-#define PT_GNU_SFRAME		0x6474e554
-#endif
+#include "../tests/guest/lib/self-sframe.h"
+
 
 #define PAGE		4096UL
 #define BATCH		200		/* faults per timed batch */
@@ -59,15 +54,7 @@
 enum { OFF, FP, SFRAME, NR_MODES };
 static const char *const mode_name[NR_MODES] = { "off", "fp", "sframe" };
 
-struct sframe_arg {
-	uint64_t flags;
-	uint64_t sframe_addr;
-	uint64_t sframe_size;
-	uint64_t text_addr;
-	uint64_t text_size;
-};
-
-static struct sframe_arg self_arg;
+static struct prctl_sframe self_arg;
 static int perf_fd;
 static struct perf_event_mmap_page *ring;
 static unsigned long min_frames;	/* shortest deferred chain seen */
@@ -79,26 +66,6 @@ static void die(const char *what)
 {
 	perror(what);
 	exit(1);
-}
-
-static int find_self(struct dl_phdr_info *info, size_t size, void *data)
-{
-	int i;
-
-	if (info->dlpi_name[0])
-		return 0;
-	for (i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-
-		if (ph->p_type == PT_GNU_SFRAME) {
-			self_arg.sframe_addr = info->dlpi_addr + ph->p_vaddr;
-			self_arg.sframe_size = ph->p_memsz;
-		} else if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-			self_arg.text_addr = info->dlpi_addr + ph->p_vaddr;
-			self_arg.text_size = ph->p_memsz;
-		}
-	}
-	return 1;
 }
 
 static void set_sframe(int on)
@@ -249,8 +216,7 @@ int main(int argc, char **argv)
 		for (i = 0; i < n; i++)
 			depths[i] = atoi(argv[i + 1]);
 	}
-	dl_iterate_phdr(find_self, NULL);
-	if (!self_arg.sframe_size) {
+	if (self_sframe(&self_arg)) {
 		fprintf(stderr, "no PT_GNU_SFRAME: build with -Wa,--gsframe\n");
 		return 1;
 	}

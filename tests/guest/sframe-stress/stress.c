@@ -37,9 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef PT_GNU_SFRAME
-#define PT_GNU_SFRAME		0x6474e554
-#endif
+#include "../lib/self-sframe.h"
+
 
 #define PAGE		4096UL
 #define RING_PAGES	64
@@ -69,26 +68,6 @@ static uint64_t rnd(void)
 	rnd_state ^= rnd_state >> 7;
 	rnd_state ^= rnd_state << 17;
 	return rnd_state;
-}
-
-static int find_self(struct dl_phdr_info *info, size_t size, void *data)
-{
-	int i;
-
-	if (info->dlpi_name[0])
-		return 0;
-	for (i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-
-		if (ph->p_type == PT_GNU_SFRAME) {
-			self.sframe_addr = info->dlpi_addr + ph->p_vaddr;
-			self.sframe_size = ph->p_memsz;
-		} else if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-			self.text_addr = info->dlpi_addr + ph->p_vaddr;
-			self.text_size = ph->p_memsz;
-		}
-	}
-	return 1;
 }
 
 static void open_event(void)
@@ -205,8 +184,7 @@ int main(int argc, char **argv)
 	rnd_state |= 1;
 	printf("seed %#llx\n", (unsigned long long)rnd_state);
 
-	dl_iterate_phdr(find_self, NULL);
-	if (!self.sframe_addr || !self.text_addr) {
+	if (self_sframe(&self)) {
 		fprintf(stderr, "no PT_GNU_SFRAME or text in this program\n");
 		return 1;
 	}
