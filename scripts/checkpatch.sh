@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # checkpatch.sh TREE - run TREE's scripts/checkpatch.pl --strict on every
-# patch of patches/series.  A patch passes with no error, warning or check
+# patch of the topics of patches/ (scripts/lib.sh).  A patch passes with no error, warning or check
 # other than those listed in config/checkpatch-exceptions (lines of
 # "PATCH TYPE reason...", PATCH being the file name without its number,
 # so that renumbering keeps the exception).  One "ok"/"not ok" per patch.
@@ -10,17 +10,16 @@
 . "$(dirname "$0")/lib.sh"
 
 tree=$(cd "${1:?usage: checkpatch.sh TREE}" && pwd)
-pdir=${PATCHES:-$TOP/patches}
 exceptions=${CHECKPATCH_EXCEPTIONS:-$TOP/config/checkpatch-exceptions}
 
 fail=0
 while read -r p; do
 	ignore=$(grep -v '^#' "$exceptions" 2>/dev/null |
-		 awk -v p="${p#[0-9][0-9][0-9][0-9]-}" '$1 == p { print $2 }' |
+		 awk -v p="$(basename "$p" | sed 's/^[0-9]\{4\}-//')" '$1 == p { print $2 }' |
 		 paste -sd, - || true)
 	out=$(cd "$tree" && inroot perl scripts/checkpatch.pl --strict --terse \
 		--show-types --no-summary ${ignore:+--ignore "$ignore"} \
-		"$pdir/$p" 2>&1) || true
+		"$PDIR/$p" 2>&1) || true
 	if [ -n "$out" ]; then
 		echo "not ok - checkpatch $p"
 		echo "$out" | sed 's/^/#   /'
@@ -28,5 +27,5 @@ while read -r p; do
 	else
 		echo "ok - checkpatch $p${ignore:+ (excepted: $ignore)}"
 	fi
-done < <(PATCHES=$pdir series_list)
+done < <(series_list)
 exit $fail

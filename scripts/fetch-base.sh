@@ -5,20 +5,40 @@
 # repository in the cache ($CACHE/linux-base.git), from which trees are
 # cloned.
 #
-# The pin is Debian's linux_7.3.4.orig.tar.xz (trixie-backports).  When the
-# archive no longer serves it, fall back loudly: first to the newest 7.3.y
-# orig tarball any suite lists, then to the newest linux-source-7.3 package,
-# verified against the checksum of the (signed) archive index.  Whatever is
-# used is recorded in $CACHE/linux-base.git/BASE and in the base commit.
+# The pin is Debian's linux-source-7.3 7.3.4-1~bpo13+1 (trixie-backports):
+# upstream v7.3.4 with Debian's patch series applied.  (The 7.3.4 orig
+# tarball is listed in the Sources index but not served.)  It is verified
+# as apt would: the InRelease file's signature with gpgv and Debian's
+# archive keyring, the checksum of the binary-amd64 Packages index that
+# the signed file lists, the package's checksum in that index, which must
+# also be the pinned one, and the file.
+#
+# When the archive no longer lists or serves the pinned package, fall back
+# loudly to the newest linux-source-7.3 that trixie-backports, sid or
+# experimental list, verified the same way.  Whatever is used is recorded
+# in $CACHE/linux-base.git/BASE and in the message of the base commit.
+#
+# The base commit has a fixed author, committer, date and message, so the
+# same source gives the same commit id on every machine: that id is the
+# base-commit: of the exported series.
 
 . "$(dirname "$0")/lib.sh"
 
-PIN_FILE=linux_7.3.4.orig.tar.xz
-PIN_SHA=9894ebada187044287613061502d9131dfd600ea4cd03f7028541d7cf44000df
+PIN_PKG=linux-source-7.3
+PIN_VER=7.3.4-1~bpo13+1
+PIN_SUITE=trixie-backports
+PIN_SHA=703e369ddd4cce971452f5a593ee55df3a5c10c83caf0fa0df039633ed181ee3
+KEYRING=${SFRAME_KEYRING:-/usr/share/keyrings/debian-archive-keyring.gpg}
 SRC=$CACHE/src
 REPO=$CACHE/linux-base.git
 
 mkdir -p "$SRC"
+
+if ! command -v gpgv >/dev/null || [ ! -e "$KEYRING" ]; then
+	log "installing gpgv and debian-archive-keyring on the host"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q gpgv debian-archive-keyring >&2 ||
+		die "gpgv and $KEYRING are needed to verify the base"
+fi
 
 # fetch URL-PATH FILE SHA256: download into $SRC unless present, verify.
 fetch()
@@ -32,79 +52,98 @@ fetch()
 		}
 		mv "$SRC/$file.part" "$SRC/$file"
 	fi
-	if ! echo "$sha  $SRC/$file" | sha256sum -c --quiet -; then
+	if ! echo "$sha  $SRC/$file" | sha256sum -c --quiet - 2>/dev/null; then
 		rm -f "$SRC/$file"
-		die "$file: sha256 mismatch"
+		echo "$file: sha256 mismatch" >&2
+		return 1
 	fi
 }
 
-# List "kind version path sha256" candidates from the archive indexes,
-# newest first: 7.3.y orig tarballs from Sources, then linux-source-7.3.
+# packages SUITE: print the suite's binary-amd64 Packages index (arch-all
+# packages are listed there too) after checking it against the signed
+# InRelease.  Fails if the signature or a checksum does not verify.
+packages()
+{
+	local suite=$1 tmp sha
+
+	tmp=$(mktemp -d)
+	# shellcheck disable=SC2064
+	trap "rm -rf '$tmp'" RETURN
+	curl -fsS -m 120 -o "$tmp/InRelease" "$MIRROR/dists/$suite/InRelease" || return 1
+	# Only what gpgv verified is read: --output keeps the signed text.
+	if ! gpgv --quiet --keyring "$KEYRING" --output "$tmp/Release" \
+		"$tmp/InRelease" 2>"$tmp/gpgv.log"; then
+		sed 's/^/    gpgv: /' "$tmp/gpgv.log" >&2
+		echo "$suite: InRelease signature does not verify" >&2
+		return 1
+	fi
+	sha=$(awk '/^SHA256:/ { s = 1; next } /^[^ ]/ { s = 0 }
+		   s && $3 == "main/binary-amd64/Packages.xz" { print $1 }' "$tmp/Release")
+	[ -n "$sha" ] || { echo "$suite: no Packages.xz in InRelease" >&2; return 1; }
+	curl -fsS -m 300 -o "$tmp/Packages.xz" \
+		"$MIRROR/dists/$suite/main/binary-amd64/Packages.xz" || return 1
+	echo "$sha  $tmp/Packages.xz" | sha256sum -c --quiet - >&2 || {
+		echo "$suite: Packages.xz does not match InRelease" >&2
+		return 1
+	}
+	echo "    $suite: InRelease signature good, Packages.xz sha256 $sha" >&2
+	xz -dc "$tmp/Packages.xz"
+}
+
+# candidates SUITE...: "version path sha256" of every linux-source-7.3
+# in the verified indexes of the suites, newest first.
 candidates()
 {
 	local s
 
-	for s in trixie-backports sid experimental; do
-		curl -fsS -m 120 "$MIRROR/dists/$s/main/source/Sources.xz" | xz -dc |
-		python3 -c '
-import re, sys
-for para in sys.stdin.read().split("\n\n"):
-    if not re.search(r"^Package: linux$", para, re.M):
-        continue
-    d = re.search(r"^Directory: (\S+)", para, re.M).group(1)
-    for sha, size, name in re.findall(r"^ ([0-9a-f]{64}) (\d+) (linux_7\.3\.\d+\.orig\.tar\.xz)$", para, re.M):
-        ver = name[len("linux_"):-len(".orig.tar.xz")]
-        print("orig", ver, d + "/" + name, sha)
-' || true
-		curl -fsS -m 120 "$MIRROR/dists/$s/main/binary-all/Packages.xz" | xz -dc |
-		python3 -c '
+	for s in "$@"; do
+		packages "$s" | python3 -c '
 import re, sys
 for para in sys.stdin.read().split("\n\n"):
     if not re.search(r"^Package: linux-source-7\.3$", para, re.M):
         continue
-    ver = re.search(r"^Version: (\S+)", para, re.M).group(1)
-    fn = re.search(r"^Filename: (\S+)", para, re.M).group(1)
-    sha = re.search(r"^SHA256: (\S+)", para, re.M).group(1)
-    print("deb", ver, fn, sha)
+    get = lambda k: re.search(r"^%s: (\S+)" % k, para, re.M).group(1)
+    print(get("Version"), get("Filename"), get("SHA256"))
 ' || true
-	done | sort -u | sort -k1,1r -k2,2Vr
+	done | sort -u | sort -k1,1Vr
 }
 
-# Extract the source into $1 (a fresh directory, contents at its top).
+# Extract the source of a linux-source .deb into $2 (contents at its top).
 extract()
 {
-	local kind=$1 file=$2 dir=$3
+	local file=$1 dir=$2
 
 	mkdir -p "$dir"
-	case $kind in
-	orig)
-		tar -C "$dir" --strip-components=1 -xJf "$SRC/$file"
-		;;
-	deb)
-		dpkg-deb --fsys-tarfile "$SRC/$file" |
-			tar -xO --wildcards './usr/src/linux-source-*.tar.xz' |
-			tar -C "$dir" --strip-components=1 -xJ
-		# Debian's packaging adds "ignore everything at the top
-		# level" to .gitignore, which would hide new files from git.
-		python3 - "$dir/.gitignore" <<-'PY'
-		import re, sys
-		f = sys.argv[1]
-		s = open(f).read()
-		s = re.sub(r"\n*#\n# Debian packaging:.*?\n!/debian/\n", "\n", s, flags=re.S)
-		open(f, "w").write(s)
-		PY
-		;;
-	esac
+	dpkg-deb --fsys-tarfile "$SRC/$file" |
+		tar -xO --wildcards './usr/src/linux-source-*.tar.xz' |
+		tar -C "$dir" --strip-components=1 -xJ
+	# Debian's packaging adds "ignore everything at the top level" to
+	# .gitignore, which would hide new files from git.
+	python3 - "$dir/.gitignore" <<-'PY'
+	import re, sys
+	f = sys.argv[1]
+	s = open(f).read()
+	s = re.sub(r"\n*#\n# Debian packaging:.*?\n!/debian/\n", "\n", s, flags=re.S)
+	open(f, "w").write(s)
+	PY
+}
+
+# deb_file PATH: the local name of a pool path (%7e is a tilde).
+deb_file()
+{
+	local f=${1##*/}
+
+	echo "${f//%7e/\~}"
 }
 
 # A cached base is reused unless the pin changed, or it is a fallback and
-# the pinned tarball has become available.
+# the pinned package has become available.
 if [ -e "$REPO/BASE" ]; then
 	if ! grep -qx "pin: $PIN_SHA" "$REPO/BASE"; then
 		log "the pin changed: rebuilding the base"
 	elif grep -q '^FALLBACK' "$REPO/BASE" &&
-	     curl -fsI -m 30 "$MIRROR/pool/main/l/linux/$PIN_FILE" >/dev/null 2>&1; then
-		log "$PIN_FILE is available now: rebuilding the base"
+	     candidates "$PIN_SUITE" 2>/dev/null | grep -q " $PIN_SHA\$"; then
+		log "$PIN_PKG $PIN_VER is available now: rebuilding the base"
 	else
 		log "base: $(head -1 "$REPO/BASE")"
 		exit 0
@@ -112,40 +151,45 @@ if [ -e "$REPO/BASE" ]; then
 	rm -rf "$REPO"
 fi
 
-kind=orig file=$PIN_FILE desc=
-if fetch "pool/main/l/linux/$PIN_FILE" "$PIN_FILE" "$PIN_SHA"; then
-	desc="Linux 7.3.4 ($PIN_FILE, sha256 $PIN_SHA)"
-else
+log "verifying $PIN_PKG $PIN_VER through the signed $PIN_SUITE index"
+file= desc=
+line=$(candidates "$PIN_SUITE" | awk -v v="$PIN_VER" '$1 == v')
+if [ -n "$line" ]; then
+	read -r ver path sha <<< "$line"
+	if [ "$sha" != "$PIN_SHA" ]; then
+		echo "!!! the index lists $PIN_PKG $PIN_VER with sha256 $sha, not the pinned $PIN_SHA" >&2
+	elif fetch "$path" "$(deb_file "$path")" "$sha"; then
+		file=$(deb_file "$path")
+		desc="Linux 7.3.4 as Debian's $PIN_PKG $PIN_VER ($file, sha256 $sha, verified: InRelease signature, Packages index, file)"
+	fi
+fi
+if [ -z "$file" ]; then
 	echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!" >&2
-	echo "!!! $PIN_FILE is not served by $MIRROR" >&2
-	echo "!!! falling back to the newest 7.3 source the archive has" >&2
+	echo "!!! $PIN_PKG $PIN_VER is not listed or not served by $MIRROR" >&2
+	echo "!!! falling back to the newest $PIN_PKG a signed index lists" >&2
 	echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!" >&2
-	found=
-	while read -r kind ver path sha; do
-		file=${path##*/}
-		file=${file//%7e/\~}
-		if fetch "$(echo "$path" | sed 's/~/%7e/g')" "$file" "$sha"; then
-			found=1
-			desc="FALLBACK: $kind $file (version $ver, sha256 $sha) instead of $PIN_FILE"
-			[ "$kind" = deb ] && desc="$desc; Debian's top-level .gitignore rule removed"
+	while read -r ver path sha; do
+		if fetch "$path" "$(deb_file "$path")" "$sha"; then
+			file=$(deb_file "$path")
+			desc="FALLBACK: $PIN_PKG $ver ($file, sha256 $sha, verified: InRelease signature, Packages index, file) instead of $PIN_VER"
 			break
 		fi
-	done < <(candidates)
-	[ -n "$found" ] || die "no Linux 7.3 source in the archive"
+	done < <(candidates trixie-backports sid experimental)
+	[ -n "$file" ] || die "no verifiable $PIN_PKG in the archive"
 	echo "!!! using $desc" >&2
 fi
 
 log "unpacking $file"
 rm -rf "$REPO.tmp"
-extract "$kind" "$file" "$REPO.tmp"
+extract "$file" "$REPO.tmp"
 (
 	cd "$REPO.tmp"
 	git init -q -b linux
 	git config user.name "SFrame pipeline"
 	git config user.email "sframe-pipeline@localhost"
 	git add -A -f .
-	# Fixed identity and dates: the same source gives the same base
-	# commit on every machine, so exported patches do not change.
+	# Fixed identity, dates and message: the same source gives the same
+	# base commit on every machine, so exported patches do not change.
 	GIT_AUTHOR_DATE="2026-01-01T00:00:00Z" \
 	GIT_COMMITTER_DATE="2026-01-01T00:00:00Z" \
 		git commit -q -m "Linux base" -m "$desc"
@@ -153,4 +197,4 @@ extract "$kind" "$file" "$REPO.tmp"
 	git tag base
 )
 mv "$REPO.tmp" "$REPO"
-log "base: $desc"
+log "base: $desc ($(git -C "$REPO" rev-parse base))"

@@ -83,17 +83,46 @@ kbuild_dir()
 	echo "$CACHE/kbuild/$(basename "$tree")-$arch${KVARIANT:+-$KVARIANT}"
 }
 
-# The patches of the series, in order.
-series_list()
+# patches/ holds one directory per topic: a series of its own with its
+# cover letter (0000-cover-letter.patch) and its list of patches
+# (series), each applying on the topics before it.  patches/topics lists
+# the directories in order.  A directory with a series file and no topics
+# file is one flat series (the pipeline's own tests make such ones).
+PDIR=${PATCHES:-$TOP/patches}
+
+# The topics, in order; nothing for a flat series.
+topic_list()
 {
-	grep -v "^#" "${PATCHES:-$TOP/patches}/series" 2>/dev/null | grep -v '^$' || true
+	grep -v '^#' "$PDIR/topics" 2>/dev/null | grep -v '^$' || true
 }
 
-# The cover letter's subject and text, as a git branch description
-# (first paragraph: subject; the rest: text).
+# The patches of TOPIC (of the flat series without one), in order.
+topic_series()
+{
+	local dir=$PDIR${1:+/$1}
+
+	grep -v '^#' "$dir/series" 2>/dev/null | grep -v '^$' || true
+}
+
+# The patches of the whole stack, in order, as paths relative to $PDIR.
+series_list()
+{
+	local t
+
+	if [ ! -e "$PDIR/topics" ]; then
+		topic_series
+		return
+	fi
+	for t in $(topic_list); do
+		topic_series "$t" | sed "s|^|$t/|"
+	done
+}
+
+# cover_description FILE: the subject and text of a cover letter, as a
+# git branch description (first paragraph: subject; the rest: text).
 cover_description()
 {
-	local cover=$TOP/patches/0000-cover-letter.patch
+	local cover=$1
 
 	[ -e "$cover" ] || return 0
 	python3 - "$cover" <<'PY'
@@ -110,6 +139,15 @@ print(subj + "\n\n" + blurb.rstrip("\n"))
 PY
 }
 
+# The cover letter of the first topic (of the flat series).
+first_cover()
+{
+	local t
+
+	t=$(topic_list | head -n 1)
+	echo "$PDIR${t:+/$t}/0000-cover-letter.patch"
+}
+
 # identity name|email: who commits in the kernel trees.  The project's git
 # identity; on a clone without one, the author of the cover letter, so
 # that make tree && make export stays exact.
@@ -118,8 +156,8 @@ identity()
 	local v
 
 	v=$(git -C "$TOP" config "user.$1" || true)
-	if [ -z "$v" ] && [ -e "$TOP/patches/0000-cover-letter.patch" ]; then
-		v=$(python3 - "$1" "$TOP/patches/0000-cover-letter.patch" <<'PY'
+	if [ -z "$v" ] && [ -e "$(first_cover)" ]; then
+		v=$(python3 - "$1" "$(first_cover)" <<'PY'
 import email.utils, sys
 from email.parser import HeaderParser
 msg = HeaderParser().parse(open(sys.argv[2]))

@@ -2,8 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # tree.sh [DIR] - make DIR (default build/linux) a git tree of the base
-# with patches/series applied on top by git am.
+# with the topics of patches/ applied on top by git am, in order.
 #
+# Branch sframe holds the whole stack; branch topics/NAME points at the
+# last patch of topic NAME and carries its cover letter as description.
+# rebase.updateRefs is set, so "git rebase -i" on sframe moves the topic
+# branches along.
 # An existing tree is reset to the base and the series re-applied, which
 # only rewrites the files that differ, so out-of-tree builds of it stay
 # incremental.  A tree with commits or changes that are not in patches/
@@ -22,8 +26,27 @@ series_ids()
 	local p
 
 	while read -r p; do
-		git patch-id --stable < "${PATCHES:-$TOP/patches}/$p" | cut -d' ' -f1
+		git patch-id --stable < "$PDIR/$p" | cut -d' ' -f1
 	done < <(series_list)
+}
+
+# Point topics/NAME at the last patch of each topic, with the topic's
+# cover letter as its description.
+mark_topics()
+{
+	local t n=0 tip
+
+	git for-each-ref --format='%(refname:short)' refs/heads/topics/ |
+		xargs -r git branch -q -D
+	git config branch.sframe.description "$(cover_description "$(first_cover)")"
+	for t in $(topic_list); do
+		n=$((n + $(topic_series "$t" | wc -l)))
+		tip=$(git rev-list --reverse base..HEAD | sed -n "${n}p")
+		[ -n "$tip" ] || die "topic $t: fewer commits than patches"
+		git branch -q -f "topics/$t" "$tip"
+		git config "branch.topics/$t.description" \
+			"$(cover_description "$PDIR/$t/0000-cover-letter.patch")"
+	done
 }
 
 unexported()
@@ -67,7 +90,7 @@ if git merge-base --is-ancestor base HEAD 2>/dev/null &&
    [ "$tree_ids" = "$(series_ids)" ] &&
    [ -z "$(git status --porcelain --untracked-files=no)" ] &&
    [ "$(git symbolic-ref -q --short HEAD)" = sframe ]; then
-	git config branch.sframe.description "$(cover_description)"
+	mark_topics
 	log "$dir: up to date, base + $(git rev-list --count base..HEAD) patches"
 	exit 0
 fi
@@ -76,14 +99,15 @@ git checkout -q -f -B sframe base
 git clean -q -fdx
 git config user.name "$(identity name)"
 git config user.email "$(identity email)"
-git config branch.sframe.description "$(cover_description)"
+git config rebase.updateRefs true
 
 n=0
 while read -r p; do
-	if ! git am -q --committer-date-is-author-date "${PATCHES:-$TOP/patches}/$p"; then
+	if ! git am -q --committer-date-is-author-date "$PDIR/$p"; then
 		git am --abort || true
 		die "$p does not apply"
 	fi
 	n=$((n + 1))
 done < <(series_list)
-log "$dir: base + $n patches ($(git log -1 --format=%h))"
+mark_topics
+log "$dir: base + $n patches ($(git log -1 --format=%h)), topics: $(topic_list | paste -sd' ' -)"
