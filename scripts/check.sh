@@ -176,24 +176,12 @@ for arch in "${arches[@]}"; do
 	# The guest writes its TAP output to a file: the console mixes
 	# streams.
 	gtap=$rdir/guest_$arch.tap
-	rm -f "$gtap" "$rdir/guest_$arch.first.tap"
+	rm -f "$gtap"
 	guestcmd=$(printf '%q ' env STRESS_TIME="$stress" \
 		bash "$TOP/scripts/guest-tests.sh" "$arch" "$tree" "$kout" "$gtap")
 	gok=0
 	step "guest $arch" "$TOP/scripts/vm.sh" "$arch" "$tree" "$gtimeout" \
 		"$guestcmd" && gok=1
-	# In a few boots, every run of perf itself has crashed in one of its
-	# own libraries (x86_64 liblzma, arm64 libnghttp2) while other boots
-	# of the same kernel pass; the cause is not known (README, "Known
-	# issues").  Such a boot is run once more; its log is kept.
-	if [ -e "$gtap" ] &&
-	   grep -qE 'perf\[[0-9]+\]: (segfault at|unhandled)' "$gtap"; then
-		mv "$gtap" "$rdir/guest_$arch.first.tap"
-		log "perf crashed in the $arch guest (guest_$arch.first.tap): booting it again"
-		gok=0
-		step "guest $arch (again)" "$TOP/scripts/vm.sh" "$arch" "$tree" \
-			"$gtimeout" "$guestcmd" && gok=1
-	fi
 	if [ $gok = 1 ]; then
 		result pass "$arch guest boots and runs the tests"
 	else

@@ -31,15 +31,6 @@ dmesg -n 1 2>/dev/null
 # kernel-log-clean looks for them.
 sysctl -qw debug.exception-trace=1 2>/dev/null
 
-# kselftest's runner filters each test's output through a perl script
-# when /usr/bin/perl exists (the x86_64 guest, whose root is the
-# toolchain root), else through sed.  That perl filter dies with a general
-# protection fault while the breakpoint selftest runs (config/known-issues)
-# and takes the test down with SIGPIPE: hide perl from the runner unless
-# KSELFTEST_PERL=1 asks to reproduce it.
-if [ -x /usr/bin/perl ] && [ "${KSELFTEST_PERL:-0}" != 1 ]; then
-	mount --bind /dev/null /usr/bin/perl
-fi
 make -C "$tree/tools/testing/selftests" TARGETS=sframe O="$kout" \
 	KHDR_INCLUDES="-isystem $kout/usr/include" run_tests 2>&1
 echo "# selftests exit status $?"

@@ -13,6 +13,15 @@
 # nested KVM cannot boot Linux.
 # Guests get two vCPUs unless VM_CPUS says otherwise; VM_APPEND adds to the
 # kernel command line.
+#
+# The root file system is shared over 9p, not virtiofs (virtme-ng's
+# default): virtiofsd writes file data into guest memory from another
+# process, behind QEMU's back, and TCG then goes on running code it
+# translated from what the page held before.  Programs crashed in code
+# loaded from the root (perf's libraries, perl) in a few boots out of
+# many.  tests/qemu-tcg/ has the reproducer; VM_ROOTFS=virtiofs boots
+# with virtiofs to run it.  The project and the cache (--rwdir) are 9p
+# shares either way.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -48,6 +57,12 @@ arm64)
 *)
 	die "unknown ARCH $arch"
 	;;
+esac
+
+case ${VM_ROOTFS:-9p} in
+9p)		args+=(--force-9p) ;;
+virtiofs)	;;
+*)		die "VM_ROOTFS: 9p or virtiofs" ;;
 esac
 
 rc=0

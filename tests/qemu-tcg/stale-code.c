@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * stale-code DIR - does QEMU TCG run stale code after a device writes
- * new code into guest memory behind its back?
+ * stale-code FILE [ROUNDS] - does QEMU TCG run stale code after a device
+ * writes new code into guest memory behind its back?
  *
  * TCG caches translated code per guest physical page and drops it when
  * a vCPU, or a device emulated inside QEMU, writes to the page.  A
@@ -14,9 +14,9 @@
  * (default 200), alternating the two functions.
  *
  * Prints "fresh" and exits 0 when every call ran the code last written,
- * prints "stale N/ROUNDS" and exits 1 otherwise, exits 4 when DIR cannot
- * do O_DIRECT.  On real hardware and under KVM the answer is "fresh"
- * whatever DIR is; see tests/qemu-tcg/README.
+ * prints "stale N/ROUNDS" and exits 1 otherwise, exits 4 when FILE cannot
+ * be read with O_DIRECT.  On real hardware and under KVM the answer is
+ * "fresh" whatever the file system; see tests/qemu-tcg/README.md.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -52,33 +52,18 @@ static int run(uint8_t *page)
 int main(int argc, char **argv)
 {
 	int rounds = argc > 2 ? atoi(argv[2]) : 200;
-	char path[4096];
-	uint8_t *page, *img;
+	uint8_t *page;
 	int fd, i, stale = 0;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: %s DIR [ROUNDS]\n", argv[0]);
+		fprintf(stderr, "usage: %s FILE [ROUNDS]\n", argv[0]);
 		return 2;
 	}
-	snprintf(path, sizeof(path), "%s/stale-code.%d", argv[1], getpid());
-
-	/* The file: one page holding the function that returns 2. */
-	img = aligned_alloc(PAGE, PAGE);
-	memset(img, 0, PAGE);
-	memcpy(img, code2, sizeof(code2));
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0 || pwrite(fd, img, PAGE, 0) != PAGE || fsync(fd)) {
-		perror(path);
-		return 2;
-	}
-	close(fd);
-	fd = open(path, O_RDONLY | O_DIRECT);
-	unlink(path);
+	fd = open(argv[1], O_RDONLY | O_DIRECT);
 	if (fd < 0) {
-		printf("SKIP: %s: no O_DIRECT\n", argv[1]);
+		printf("SKIP: %s: no O_DIRECT open\n", argv[1]);
 		return 4;
 	}
-
 	page = mmap(NULL, PAGE, PROT_READ | PROT_WRITE | PROT_EXEC,
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (page == MAP_FAILED) {
@@ -86,24 +71,25 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	for (i = 0; i < rounds; i++) {
-		/* The vCPU writes: TCG sees it. */
+		/* A vCPU writes the page: TCG sees it. */
 		memset(page, 0, PAGE);
 		memcpy(page, code1, sizeof(code1));
 		if (run(page) != 1) {
 			printf("a CPU write was not seen: unexpected\n");
 			return 2;
 		}
-		/* The device writes the same page. */
+		/* The file system's device writes the same page. */
 		if (pread(fd, page, PAGE, 0) != PAGE) {
 			if (i == 0) {
-				printf("SKIP: %s: O_DIRECT read failed\n", argv[1]);
+				printf("SKIP: %s: no O_DIRECT read\n", argv[1]);
 				return 4;
 			}
 			perror("pread");
 			return 2;
 		}
-		if (page[0] != img[0] || memcmp(page, img, PAGE)) {
-			printf("the read did not bring the file's data\n");
+		if (memcmp(page, code2, sizeof(code2))) {
+			printf("%s does not start with the expected code\n",
+			       argv[1]);
 			return 2;
 		}
 		if (run(page) != 2)
@@ -113,6 +99,6 @@ int main(int argc, char **argv)
 		printf("stale %d/%d\n", stale, rounds);
 		return 1;
 	}
-	printf("fresh\n");
+	printf("fresh %d/%d\n", rounds, rounds);
 	return 0;
 }
