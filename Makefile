@@ -10,7 +10,20 @@ SHELL := /bin/bash
 	run clean help
 
 help:
-	@sed -n '/^## /s/^## //p' README.md
+	@echo 'make demo         build the patched kernel, boot it, profile a program with perf'
+	@echo 'make check        every test: series, checkpatch, bisect, both kernels booted, tests'
+	@echo 'make check-fast   make check without bisect, x86_64 only'
+	@echo 'make check-debug  selftests and guest tests on a KASAN/lockdep/kmemleak x86_64 kernel'
+	@echo 'make bench        per-frame and per-lookup costs (bench/results.md)'
+	@echo 'make fuzz         fuzz the decoder (FUZZ_TIME seconds)'
+	@echo 'make toolchain    the Debian sid toolchain root and the arm64 guest root'
+	@echo 'make base         fetch and verify the pinned Linux base'
+	@echo 'make tree         build/linux: the base with every topic of patches/ applied'
+	@echo 'make export       build/linux back into patches/'
+	@echo 'make kernel       build/linux'"'"'s kernel for ARCH (x86_64 or arm64)'
+	@echo 'make selftests    build/linux'"'"'s sframe selftests for ARCH'
+	@echo 'make run          a command (CMD) in a guest of build/linux'"'"'s kernel for ARCH'
+	@echo 'make clean        remove out/'
 
 check:
 	@scripts/check.sh full

@@ -88,10 +88,8 @@ check_arch()
 		echo "not ok - $name (no $arch kernel build to compile in)"
 		return 1
 	fi
-	case $arch in
-	x86_64)	karch=x86_64 cross= ;;
-	arm64)	karch=arm64 cross=aarch64-linux-gnu- ;;
-	esac
+	arch_vars "$arch"
+	karch=$KARCH cross=$CROSS
 	log="$kout/bisect-$k.log"
 	: > "$log"
 	kmake=(make -s -j"$JOBS" O="$kout" ARCH=$karch CROSS_COMPILE=$cross

@@ -16,11 +16,8 @@ tree=${2:-$BUILD/linux}
 tree=$(cd "$tree" && pwd)
 kout=$(kbuild_dir "$arch" "$tree")
 
-case $arch in
-x86_64)	karch=x86_64 cross= image=arch/x86/boot/bzImage ;;
-arm64)	karch=arm64 cross=aarch64-linux-gnu- image=arch/arm64/boot/Image ;;
-*)	die "unknown ARCH $arch" ;;
-esac
+arch_vars "$arch"
+karch=$KARCH cross=$CROSS image=$IMAGE
 
 VIRTME_DROP='CONFIG_(DEBUG_INFO|KVM|BPF|HAVE_EBPF|CGROUP_BPF|DRM|SND|SOUND|FB|VGA|FRAMEBUFFER|SQUASHFS|SECURITYFS|SCSI|BLK_DEV_SD|WATCHDOG|I6300ESB|DAX|FS_DAX|MEMORY_HOT|ZONE_DEVICE|FUNCTION_TRACER|DYNAMIC_FTRACE|HAVE_DYNAMIC_FTRACE|FTRACE_SYSCALLS|KPROBE|HAVE_KPROBES|FW_CFG|INET|PACKET|VIRTIO_NET|NETDEVICES|INPUT|KEYBOARD|SERIO|VIRTIO_BALLOON|VIRTIO_IOMMU)'
 

@@ -46,6 +46,27 @@ guest_key()
 ROOT=$CACHE/root-$(root_key)
 AROOT=$CACHE/root-arm64-$(guest_key)
 
+# The architectures: arch_vars ARCH sets KARCH (the kernel's ARCH), CROSS
+# (CROSS_COMPILE), IMAGE (the kernel image, in the build directory),
+# GUEST_ROOT (the guest's root file system: the toolchain root for
+# x86_64) and QEMU_OPTS (vng --qemu-opts).
+arch_vars()
+{
+	case $1 in
+	x86_64)
+		KARCH=x86_64 CROSS= IMAGE=arch/x86/boot/bzImage
+		GUEST_ROOT=$ROOT QEMU_OPTS=
+		;;
+	arm64)
+		KARCH=arm64 CROSS=aarch64-linux-gnu- IMAGE=arch/arm64/boot/Image
+		GUEST_ROOT=$AROOT QEMU_OPTS="-cpu max,sve=off,pauth-impdef=on"
+		;;
+	*)
+		die "unknown ARCH $1"
+		;;
+	esac
+}
+
 # Run a command inside the toolchain root.  The project and the cache are
 # bound at the same paths as on the host so that paths printed by the
 # tools are valid on both sides.  BWRAP_EXTRA: more bwrap options.

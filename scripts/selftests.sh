@@ -11,11 +11,8 @@ arch=${1:?usage: selftests.sh ARCH TREE}
 tree=$(cd "${2:?}" && pwd)
 kout=$(kbuild_dir "$arch" "$tree")
 
-case $arch in
-x86_64)	karch=x86_64 cross= ;;
-arm64)	karch=arm64 cross=aarch64-linux-gnu- ;;
-*)	die "unknown ARCH $arch" ;;
-esac
+arch_vars "$arch"
+karch=$KARCH cross=$CROSS
 
 cd "$tree"
 inroot make -s O="$kout" ARCH=$karch CROSS_COMPILE=$cross headers

@@ -39,25 +39,22 @@ echo 125 > "$status"
 
 guestcmd="cd $TOP && ( $cmd ); echo \$? > $status"
 
-case $arch in
-x86_64)
-	args=(--run "$kout/arch/x86/boot/bzImage" --memory 2G
-	      --rwdir "$TOP" --rwdir "$CACHE")
-	;;
-arm64)
-	[ -x "$AROOT/bin/bash" ] || die "arm64 guest root missing: run 'make toolchain'"
-	# The guest sees only the arm64 root: bind the project and the
-	# cache into it, at their host paths.
-	BWRAP_EXTRA=(--bind "$TOP" "$AROOT$TOP" --bind "$CACHE" "$AROOT$CACHE")
-	args=(--arch arm64 --cross-compile aarch64-linux-gnu- --root "$AROOT"
-	      --run "$kout/arch/arm64/boot/Image" --memory 2G
-	      --qemu-opts="-cpu max,sve=off,pauth-impdef=on"
-	      --rwdir "$TOP=$AROOT$TOP" --rwdir "$CACHE=$AROOT$CACHE")
-	;;
-*)
-	die "unknown ARCH $arch"
-	;;
-esac
+arch_vars "$arch"
+args=(--run "$kout/$IMAGE" --memory 2G)
+[ -z "$QEMU_OPTS" ] || args+=(--qemu-opts="$QEMU_OPTS")
+if [ "$GUEST_ROOT" = "$ROOT" ]; then
+	# vng runs in the toolchain root, which is the guest's root too.
+	args+=(--rwdir "$TOP" --rwdir "$CACHE")
+else
+	[ -x "$GUEST_ROOT/bin/bash" ] ||
+		die "$arch guest root missing: run 'make toolchain'"
+	# The guest sees only its own root: bind the project and the cache
+	# into it, at their host paths.
+	BWRAP_EXTRA=(--bind "$TOP" "$GUEST_ROOT$TOP"
+		     --bind "$CACHE" "$GUEST_ROOT$CACHE")
+	args+=(--arch "$KARCH" --cross-compile "$CROSS" --root "$GUEST_ROOT"
+	       --rwdir "$TOP=$GUEST_ROOT$TOP" --rwdir "$CACHE=$GUEST_ROOT$CACHE")
+fi
 
 case ${VM_ROOTFS:-9p} in
 9p)		args+=(--force-9p) ;;

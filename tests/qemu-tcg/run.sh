@@ -17,18 +17,12 @@ tree=${2:-$CACHE/trees/check}
 work=$CACHE/qemu-tcg
 mkdir -p "$work"
 
+arch_vars "$arch"
+root=$GUEST_ROOT cc=${CROSS}gcc
+# The function stale-code.c expects in the file: return 2.
 case $arch in
-x86_64)
-	root=$ROOT cc=gcc
-	code='\xb8\x02\x00\x00\x00\xc3'
-	;;
-arm64)
-	root=$AROOT cc=aarch64-linux-gnu-gcc
-	code='\x40\x00\x80\x52\xc0\x03\x5f\xd6'
-	;;
-*)
-	die "unknown ARCH $arch"
-	;;
+x86_64)	code='\xb8\x02\x00\x00\x00\xc3' ;;
+arm64)	code='\x40\x00\x80\x52\xc0\x03\x5f\xd6' ;;
 esac
 
 inroot $cc -O2 -Wall -static -o "$work/stale-code-$arch" \
