@@ -9,28 +9,41 @@ validate the section first), the offset from the section to the start of
 .text as a little-endian 32-bit number (the fuzzer maps the section and
 looks up PCs there), then the section.  Each section gives two seeds,
 with and without validation.  Relocatable objects are skipped: their
-function starts are not relocated yet."""
+function starts are not relocated yet.  The ELF files are read with
+pyelftools (Debian's python3-pyelftools, which fuzz.sh installs)."""
 
 import os
 import struct
 import sys
 
-EM_X86_64 = 62
-EM_AARCH64 = 183
+from elftools.common.exceptions import ELFError
+from elftools.elf.elffile import ELFFile
+
+MACHINES = {"EM_X86_64": 0, "EM_AARCH64": 1}
 
 
-def sections(data):
-    """{name: (addr, offset, size)} of an ELF64 little-endian file."""
-    shoff, = struct.unpack_from("<Q", data, 0x28)
-    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3a)
-    hdrs = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize)
-            for i in range(shnum)]
-    stroff = hdrs[shstrndx][4]
-    out = {}
-    for h in hdrs:
-        end = data.index(b"\0", stroff + h[0])
-        out[data[stroff + h[0]:end].decode()] = (h[3], h[4], h[5])
-    return out
+def seeds(path):
+    """(name, seed) of each seed that the file at @path gives."""
+    with open(path, "rb") as f:
+        try:
+            elf = ELFFile(f)
+        except ELFError:
+            return
+        if (elf.elfclass != 64 or not elf.little_endian or
+                elf["e_type"] not in ("ET_EXEC", "ET_DYN") or
+                elf["e_machine"] not in MACHINES):
+            return
+        sframe = elf.get_section_by_name(".sframe")
+        text = elf.get_section_by_name(".text")
+        if sframe is None or text is None:
+            return
+        arm64 = MACHINES[elf["e_machine"]]
+        data = sframe.data()
+        delta = text["sh_addr"] - sframe["sh_addr"]
+    name = ("arm64-" if arm64 else "x86_64-") + os.path.basename(path)
+    for validate in (0, 2):
+        yield ("%s-%d" % (name, validate),
+               struct.pack("<Bi", arm64 | validate, delta) + data)
 
 
 def main():
@@ -40,24 +53,9 @@ def main():
     for path in files:
         if not os.path.isfile(path):
             continue
-        data = open(path, "rb").read()
-        if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
-            continue
-        etype, machine = struct.unpack_from("<HH", data, 16)
-        if etype not in (2, 3) or machine not in (EM_X86_64, EM_AARCH64):
-            continue
-        secs = sections(data)
-        if ".sframe" not in secs or ".text" not in secs:
-            continue
-        addr, off, size = secs[".sframe"]
-        text = secs[".text"][0]
-        arm64 = 1 if machine == EM_AARCH64 else 0
-        name = ("arm64-" if arm64 else "x86_64-") + os.path.basename(path)
-        for validate in (0, 2):
-            head = struct.pack("<Bi", arm64 | validate, text - addr)
-            with open(os.path.join(outdir, "%s-%d" % (name, validate)),
-                      "wb") as f:
-                f.write(head + data[off:off + size])
+        for name, seed in seeds(path):
+            with open(os.path.join(outdir, name), "wb") as f:
+                f.write(seed)
             n += 1
     print("%d seeds in %s" % (n, outdir))
 

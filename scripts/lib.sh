@@ -23,12 +23,6 @@ die()
 	exit 1
 }
 
-# Hash of a file list, used to key caches.
-hash_files()
-{
-	cat "$@" | sha256sum | cut -c1-16
-}
-
 # Bump when the way the roots are made changes without their package lists.
 ROOT_FORMAT=1
 GUEST_FORMAT=3
