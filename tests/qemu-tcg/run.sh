@@ -7,7 +7,7 @@
 # virtiofs and once over 9p, each time on a file of the root file system
 # and on a file of a 9p share.  Prints one line per case and exits 0
 # when the result is the one this directory documents: stale code over
-# virtiofs, fresh code over 9p.
+# virtiofs (where the guest lets O_DIRECT through), fresh code over 9p.
 
 set -euo pipefail
 . "$(dirname "$0")/../../scripts/lib.sh"
@@ -39,7 +39,9 @@ for fs in virtiofs 9p; do
 		grep -E '^(root|share): ' || true)
 	echo "$out" | sed "s/^/$arch, root over $fs, file on the /"
 	case $fs in
-	virtiofs) echo "$out" | grep -q '^root: stale' || rc=1 ;;
+	# An arm64 guest's virtiofs root refuses O_DIRECT: the program
+	# skips there, and decides nothing.
+	virtiofs) echo "$out" | grep -qE '^root: (stale|SKIP)' || rc=1 ;;
 	9p) echo "$out" | grep -q '^root: fresh' || rc=1 ;;
 	esac
 	echo "$out" | grep -q '^share: fresh' || rc=1
