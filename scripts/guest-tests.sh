@@ -24,6 +24,10 @@ ln -sf /proc/self/fd/1 /dev/stdout
 ln -sf /proc/self/fd/2 /dev/stderr
 tmp=$(mktemp)
 exec 3>&1 > "$tmp" 2>&1
+# The result lines also go to the console as they come, so that a guest
+# that runs out of time shows how far it got.
+tail --pid=$$ -n +1 -f "$tmp" 2>/dev/null |
+	grep --line-buffered -E '^(not )?ok |^# (guest|selftests exit)' >&3 &
 
 echo "# guest: $(uname -r) $(uname -m)"
 dmesg -n 1 2>/dev/null
