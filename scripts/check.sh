@@ -27,8 +27,8 @@ if [ "$mode" = debug ]; then
 	rdir=$OUT/check-debug
 	stress=${STRESS_TIME:-300}
 	# The debug kernel takes about 10 minutes to boot under TCG, half of
-	# it in virtme-init's "udevadm settle", and runs the selftests three
-	# to four times slower than the test kernel.
+	# it in virtme-init's "udevadm settle", and runs the selftests up to
+	# three times slower than the test kernel.
 	gtimeout=${GUEST_TIMEOUT:-5400}
 fi
 mkdir -p "$rdir"
