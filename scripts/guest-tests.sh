@@ -27,27 +27,36 @@ exec 3>&1 > "$tmp" 2>&1
 # The result lines also go to the console as they come, so that a guest
 # that runs out of time shows how far it got.
 tail --pid=$$ -n +1 -f "$tmp" 2>/dev/null |
-	grep --line-buffered -E '^(not )?ok |^# (guest|selftests exit)' >&3 &
+	grep --line-buffered -E '^(not )?ok |^# (guest|selftests runner)' >&3 &
 
 echo "# guest: $(uname -r) $(uname -m)"
 dmesg -n 1 2>/dev/null
 # Log user processes killed by a signal, as x86_64 does by default:
 # kernel-log-clean looks for them.
-sysctl -qw debug.exception-trace=1 2>/dev/null
+sysctl -qw debug.exception-trace=1 2>/dev/null ||
+	echo "# guest: cannot set debug.exception-trace: signal deaths go unlogged"
 
 make -C "$tree/tools/testing/selftests" TARGETS=sframe O="$kout" \
 	KHDR_INCLUDES="-isystem $kout/usr/include" run_tests 2>&1
-echo "# selftests exit status $?"
+# run_tests reports failures in its TAP, not in its exit status.
+echo "# selftests runner exit status $?"
+# Keep what the selftests said even if a project test then hangs.
+cp "$tmp" "$dest"
 
-# The kernel log is checked last: it covers the other tests too.
+# The kernel log is checked last: it covers the other tests too.  Each
+# project test gets at most PROJECT_TIMEOUT seconds, the stress test's time
+# and a margin for the slowest guest.
+PROJECT_TIMEOUT=$(( ${STRESS_TIME:-10} + 900 ))
 n=0
 for t in $(ls "$TOP"/tests/guest/*.sh | grep -v /kernel-log-clean.sh) \
 	 "$TOP/tests/guest/kernel-log-clean.sh"; do
 	[ -e "$t" ] || continue
 	n=$((n + 1))
 	name=$(basename "$t" .sh)
-	out=$(ARCH=$arch TREE=$tree KOUT=$kout bash "$t" 2>&1)
+	out=$(ARCH=$arch TREE=$tree KOUT=$kout timeout "$PROJECT_TIMEOUT" \
+		bash "$t" 2>&1)
 	rc=$?
+	[ $rc != 124 ] || out+=$'\n'"timed out after $PROJECT_TIMEOUT s"
 	echo "$out" | sed 's/^/# /'
 	case $rc in
 	0) echo "ok $n project: $name" ;;
