@@ -22,6 +22,11 @@ for arch in x86_64 arm64; do
 	sel=$(kbuild_dir "$arch" "$tree")/kselftest/sframe
 	[ -d "$sel" ] || die "no $arch selftests in $sel: run check.sh"
 	for f in "$sel"/*; do
+		# budget's deep_run() has 65535 FREs: comparing each of its
+		# PCs reads them all, some 4 billion reads for two
+		# architectures, minutes for push/pop rules that the corpus
+		# has everywhere.
+		[ "$(basename "$f")" != budget ] || continue
 		case $(head -c 4 "$f" | od -An -c | tr -d ' ') in
 		177ELF) files+=("$f") ;;
 		esac
