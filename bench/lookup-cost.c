@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lookup-cost: the kernel's SFrame decoder (kernel/unwind/sframe.c, built
- * in user space by tools/testing/sframe as decoder-x86.o) timed natively:
+ * lookup-cost: the kernel's SFrame decoder (kernel/unwind/sframe_decode.c,
+ * built in user space by tools/testing/sframe as decoder-x86.o) timed natively:
  * how one lookup's cost grows with the number of FDEs of a section.
  *
  *	lookup-cost FILE [LOOKUPS]

@@ -50,7 +50,7 @@ costs what the decoder costs, below.
 
 ## 2. The decoder natively: cost of one lookup against section size
 
-`bench/lookup-cost.c`: the kernel's `kernel/unwind/sframe.c`, built in
+`bench/lookup-cost.c`: the kernel's `kernel/unwind/sframe_decode.c`, built in
 user space by `tools/testing/sframe` (its user copies are memcpy()s with
 bounds checks), looking up 2,000,000 pseudo-random PCs in sections of
 generated functions (12 bytes, 4 FREs each), on the host.  Instructions

@@ -9,7 +9,7 @@
 #     (bench/unwind-cost.c, in the x86_64 guest)
 #  2. the decoder natively on the host: ns and instructions (callgrind)
 #     per lookup for sections of 10 to 10^6 FDEs (bench/lookup-cost.c
-#     linked with tools/testing/sframe's build of kernel/unwind/sframe.c)
+#     linked with tools/testing/sframe's build of kernel/unwind/sframe_decode.c)
 #  3. perf's overhead and data: the demo's Lua workload unprofiled and
 #     under perf record in three modes (guest)
 #  4. kernel memory per registered section (bench/sframe-mem.c, guest)

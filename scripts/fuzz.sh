@@ -3,7 +3,7 @@
 #
 # make fuzz [FUZZ_TIME=SECONDS]: fuzz the kernel's SFrame decoder in user
 # space for FUZZ_TIME seconds (default 600): tools/testing/sframe/fuzz.c,
-# kernel/unwind/sframe.c under libFuzzer, ASan and UBSan (clang of the
+# kernel/unwind/sframe_decode.c under libFuzzer, ASan and UBSan (clang of the
 # toolchain root).
 #
 # The corpus grows in $CACHE/fuzz/corpus from the committed one

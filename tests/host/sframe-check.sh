@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The kernel's SFrame decoder (kernel/unwind/sframe.c, built in user space
-# by tools/testing/sframe) must give the same rules as libsframe at every
+# The kernel's SFrame decoder (kernel/unwind/sframe_decode.c, built in
+# user space by tools/testing/sframe) must give the same rules as libsframe at every
 # PC of a corpus of real code built with -Wa,--gsframe for x86_64 and
 # aarch64 (tools/testing/sframe/corpus.sh: lua, zlib, bzip2, zstd, mbedtls,
 # pcre2 from Debian's sources) and of the selftest programs that check.sh
