@@ -40,7 +40,7 @@ log "workload: Lua from Debian's lua5.4 sources"
 "$TOP/scripts/workload.sh" "$OUT/demo/lua"
 
 log "bench programs"
-hdr=(-isystem "$kout/usr/include")
+hdr=(-isystem "$kout/usr/include" -I"$tree/tools/testing/selftests/sframe")
 [ -e "$kout/usr/include/linux/sframe.h" ] ||
 	inroot make -s -C "$tree" O="$kout" ARCH=x86 headers_install
 inroot gcc -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \

@@ -133,6 +133,14 @@ else
 fi
 grep -h '^==> base:' "$rdir/apply_series.log" | sed 's/^==> /    /' || true
 
+# The tools' copy of the SFrame format must be the kernel's, byte for byte.
+if cmp -s "$tree/include/linux/sframe_types.h" \
+	  "$tree/tools/include/linux/sframe_types.h"; then
+	result pass "tools/include/linux/sframe_types.h is the kernel's"
+else
+	result fail "tools/include/linux/sframe_types.h is the kernel's"
+fi
+
 if [ "$mode" != debug ]; then
 	rc=0
 	step "checkpatch" "$TOP/scripts/checkpatch.sh" "$tree" || rc=$?

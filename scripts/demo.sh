@@ -45,6 +45,7 @@ template=$("$TOP/scripts/flamegraph-template.sh")
 
 log "perf without debuginfod for the guest"
 inroot make -s -C "$TOP/tests/guest" O="$demo/guest" \
+	SELFTESTS="$tree/tools/testing/selftests/sframe" \
 	"$demo/guest/nodebuginfod/libdebuginfod.so.1"
 
 log "profiling in the guest (QEMU TCG; a few minutes)"

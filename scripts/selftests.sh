@@ -31,4 +31,5 @@ done
 
 # The programs of the project's guest tests (tests/guest/), likewise.
 inroot make -s -C "$TOP/tests/guest" O="$kout/guest-tests" CROSS_COMPILE=$cross \
-	KHDR_INCLUDES="-isystem $kout/usr/include"
+	KHDR_INCLUDES="-isystem $kout/usr/include" \
+	SELFTESTS="$tree/tools/testing/selftests/sframe"

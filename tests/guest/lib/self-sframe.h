@@ -2,41 +2,17 @@
 /*
  * The program's own .sframe section and text, as a dynamic linker would
  * give them to PR_ADD_SFRAME: for the guest tests and the benchmarks that
- * register them, built against the series' uapi headers.
+ * register them, built against the series' uapi headers and with the
+ * selftests' directory (tools/testing/selftests/sframe of the tree) on
+ * the include path, for sframe_object.h.
  */
 #ifndef SELF_SFRAME_H
 #define SELF_SFRAME_H
 
-#include <link.h>
 #include <string.h>
 #include <linux/sframe.h>
 
-#ifndef PT_GNU_SFRAME
-#define PT_GNU_SFRAME		0x6474e554
-#endif
-
-static int self_sframe_phdrs(struct dl_phdr_info *info, size_t size,
-			     void *data)
-{
-	struct prctl_sframe *arg = data;
-	int i;
-
-	/* The program comes first, with an empty name. */
-	if (info->dlpi_name[0])
-		return 0;
-	for (i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-
-		if (ph->p_type == PT_GNU_SFRAME) {
-			arg->sframe_addr = info->dlpi_addr + ph->p_vaddr;
-			arg->sframe_size = ph->p_memsz;
-		} else if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-			arg->text_addr = info->dlpi_addr + ph->p_vaddr;
-			arg->text_size = ph->p_memsz;
-		}
-	}
-	return 1;
-}
+#include "sframe_object.h"
 
 /*
  * Fill @arg with the program's PT_GNU_SFRAME segment and its executable
@@ -44,9 +20,16 @@ static int self_sframe_phdrs(struct dl_phdr_info *info, size_t size,
  */
 static inline int self_sframe(struct prctl_sframe *arg)
 {
+	struct sframe_object prog = { .name = NULL };
+
 	memset(arg, 0, sizeof(*arg));
-	dl_iterate_phdr(self_sframe_phdrs, arg);
-	return arg->sframe_size && arg->text_size ? 0 : -1;
+	if (!sframe_object_find(&prog))
+		return -1;
+	arg->sframe_addr = prog.sframe;
+	arg->sframe_size = prog.sframe_size;
+	arg->text_addr = prog.text;
+	arg->text_size = prog.text_size;
+	return 0;
 }
 
 #endif /* SELF_SFRAME_H */
