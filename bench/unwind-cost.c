@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "../tests/guest/lib/self-sframe.h"
+#include "callchain.h"
 
 
 #define PAGE		4096UL
@@ -104,35 +105,15 @@ static void open_event(void)
 /* Read and drop what the batch wrote; note the shortest deferred chain. */
 static void drain(void)
 {
-	const unsigned char *data = (unsigned char *)ring + ring->data_offset;
-	uint64_t size = ring->data_size;
-	uint64_t head = __atomic_load_n(&ring->data_head, __ATOMIC_ACQUIRE);
-	uint64_t tail = ring->data_tail;
+	static struct callchain cc;
+	int ret;
 
-	while (tail < head) {
-		struct perf_event_header hdr;
-		uint64_t nr;
-
-		memcpy(&hdr, data + tail % size, sizeof(hdr));
-		if (hdr.type == PERF_RECORD_CALLCHAIN_DEFERRED) {
-			/* header, cookie, nr: nr is 16 bytes in */
-			uint64_t at = (tail + 16) % size;
-
-			if (at + 8 <= size) {
-				memcpy(&nr, data + at, 8);
-			} else {
-				memcpy(&nr, data + at, size - at);
-				memcpy((char *)&nr + size - at, data,
-				       8 - (size - at));
-			}
-			if (!nr_chains++ || nr < min_frames)
-				min_frames = nr;
-		}
-		if (!hdr.size)
-			break;
-		tail += hdr.size;
+	while (!(ret = callchain_next(ring, (RING_PAGES + 1) * PAGE, &cc))) {
+		if (!nr_chains++ || cc.nr < min_frames)
+			min_frames = cc.nr;
 	}
-	__atomic_store_n(&ring->data_tail, head, __ATOMIC_RELEASE);
+	if (ret != -ENOENT)
+		die("reading the ring buffer");
 }
 
 static double now_ns(void)
@@ -144,7 +125,7 @@ static double now_ns(void)
 }
 
 /* ns per fault of one batch of first touches, with the event on or off. */
-static __attribute__((noinline)) double batch(int mode)
+static __attribute__((__noinline__)) double batch(int mode)
 {
 	volatile char *p;
 	double t;
@@ -177,7 +158,7 @@ static int cmp_double(const void *a, const void *b)
 static volatile int sink;
 
 /* The stack under test: DEPTH frames of this, then the batches. */
-static __attribute__((noinline)) void descend(int depth, int slot)
+static __attribute__((__noinline__)) void descend(int depth, int slot)
 {
 	double t[NR_MODES][ROUNDS];
 	int r, m;

@@ -40,11 +40,13 @@ log "workload: Lua from Debian's lua5.4 sources"
 "$TOP/scripts/workload.sh" "$OUT/demo/lua"
 
 log "bench programs"
-hdr=(-isystem "$kout/usr/include" -I"$tree/tools/testing/selftests/sframe")
+sel=$tree/tools/testing/selftests/sframe
+hdr=(-I"$sel" -I"$tree/tools/include" -isystem "$kout/usr/include")
 [ -e "$kout/usr/include/linux/sframe.h" ] ||
 	inroot make -s -C "$tree" O="$kout" ARCH=x86 headers_install
 inroot gcc -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
-	-Wa,--gsframe "${hdr[@]}" -o "$bench/unwind-cost" "$TOP/bench/unwind-cost.c"
+	-Wa,--gsframe "${hdr[@]}" -o "$bench/unwind-cost" "$TOP/bench/unwind-cost.c" \
+	"$sel/callchain.c"
 inroot gcc -O2 -Wa,--gsframe "${hdr[@]}" -o "$bench/sframe-mem" \
 	"$TOP/bench/sframe-mem.c"
 

@@ -27,6 +27,7 @@
 #include <link.h>
 #include <linux/perf_event.h>
 #include <linux/sframe.h>
+#include <linux/sframe_types.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,11 +39,11 @@
 #include <unistd.h>
 
 #include "../lib/self-sframe.h"
+#include "callchain.h"
 
 
 #define PAGE		4096UL
 #define RING_PAGES	64
-#define HDR_SIZE	28	/* struct sframe_header, V2 and V3 */
 
 enum { SAME, FLIP, CUT, NOISE, RANDOM, UNMAP, NR_KINDS };
 static const char *const kind_name[NR_KINDS] = {
@@ -98,24 +99,17 @@ static void open_event(void)
 /* Count the deferred callchains in the ring buffer and drop everything. */
 static void drain(void)
 {
-	const unsigned char *data = (unsigned char *)ring + ring->data_offset;
-	uint64_t head = __atomic_load_n(&ring->data_head, __ATOMIC_ACQUIRE);
-	uint64_t tail = ring->data_tail;
-	struct perf_event_header hdr;
+	static struct callchain cc;
+	int ret;
 
-	while (tail < head) {
-		memcpy(&hdr, data + tail % ring->data_size, sizeof(hdr));
-		if (!hdr.size)
-			break;
-		if (hdr.type == PERF_RECORD_CALLCHAIN_DEFERRED)
-			nr_chains++;
-		tail += hdr.size;
-	}
-	__atomic_store_n(&ring->data_tail, head, __ATOMIC_RELEASE);
+	while (!(ret = callchain_next(ring, (RING_PAGES + 1) * PAGE, &cc)))
+		nr_chains++;
+	if (ret != -ENOENT)
+		die("reading the ring buffer");
 }
 
 /* Fault in fresh pages DEPTH frames down: every fault is a sample. */
-static __attribute__((noinline)) void descend(int depth)
+static __attribute__((__noinline__)) void descend(int depth)
 {
 	char *p;
 	int i;
@@ -158,7 +152,8 @@ static unsigned char *make_copy(int kind, size_t *size, size_t *map)
 		break;
 	case NOISE:
 	case RANDOM:
-		for (i = kind == NOISE ? HDR_SIZE : 0; i < *size; i++)
+		for (i = kind == NOISE ? sizeof(struct sframe_header) : 0;
+		     i < *size; i++)
 			sec[i] = rnd();
 		break;
 	}
