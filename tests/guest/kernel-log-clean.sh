@@ -35,6 +35,9 @@ fi
 
 if [ -n "$splats" ] || [ -n "$unknown" ] || [ -n "$leaks" ]; then
 	echo "$splats"
+	# The whole of each report, so that a failure can be explained.
+	echo "$log" | grep -A 60 -E 'WARNING:|BUG:|Oops|UBSAN:|KASAN:|kernel BUG|general protection fault,' |
+		head -n 300 | sed 's/^/  /'
 	echo "$unknown"
 	echo "$leaks" | head -n 60
 	echo "the kernel log has splats or user faults, or kmemleak found leaks"
