@@ -97,7 +97,7 @@ check_arch()
 	# The config at this prefix decides what is built; it changes only
 	# with a Kconfig file (and at the first prefix checked, after the
 	# full series' config).
-	if { [ "$first" = 1 ] || echo "$files" | grep -q 'Kconfig'; } &&
+	if { [ "$first" = 1 ] || grep -q 'Kconfig' <<< "$files"; } &&
 	   ! (cd "$tree" && inroot "${kmake[@]}" olddefconfig) > "$log" 2>&1; then
 		echo "not ok - $name (olddefconfig)"
 		sed 's/^/#   /' "$log" | tail -n 30
@@ -156,15 +156,24 @@ for c in $(git -C "$tree" rev-list --reverse "$from".."$head"); do
 	subject=$(git -C "$tree" log -1 --format=%s "$c")
 	git -C "$tree" checkout -q -f "$c"
 	files=$(git -C "$tree" diff-tree --no-commit-id --name-only -r "$c")
-	# The arches compile side by side; their lines print in order.
+	# The arches compile side by side; their lines print in order.  A
+	# check that stops without its verdict (set -e) fails with its
+	# output and status.
+	pids=()
 	for arch in "${arches[@]}"; do
 		check_arch "$arch" > "$tmp/out-$arch" 2>&1 &
+		pids+=($!)
 	done
+	i=0
 	for arch in "${arches[@]}"; do
-		wait -n || fail=1
-	done
-	for arch in "${arches[@]}"; do
+		rc=0
+		wait "${pids[i]}" || rc=$?
+		i=$((i + 1))
 		cat "$tmp/out-$arch"
+		[ $rc -eq 0 ] && continue
+		fail=1
+		grep -q '^not ok' "$tmp/out-$arch" ||
+			echo "not ok - bisect $k/$total $arch: $subject (stopped with status $rc before its verdict)"
 	done
 	first=0
 done

@@ -19,6 +19,7 @@
 
 mode=${1:-full}
 tree=$CACHE/trees/check
+lock_check_tree
 rdir=$OUT/check
 stress=${STRESS_TIME:-10}
 gtimeout=${GUEST_TIMEOUT:-900}

@@ -24,6 +24,7 @@
 . "$(dirname "$0")/lib.sh"
 
 tree=$CACHE/trees/check
+lock_check_tree
 demo=$OUT/demo
 rounds=${DEMO_ROUNDS:-300}
 rate=${DEMO_RATE:-499}

@@ -83,6 +83,22 @@ inroot()
 		"$@"
 }
 
+# lock_check_tree: make check, check-debug, demo, bench and fuzz share
+# $CACHE/trees/check and its kernel builds: two of them at once (a second
+# clone's make check, say) would check out, build and boot the tree under
+# each other.  The second waits for the first.  Children inherit the lock.
+lock_check_tree()
+{
+	[ -z "${SFRAME_CHECK_LOCKED:-}" ] || return 0
+	mkdir -p "$CACHE/trees"
+	exec 9> "$CACHE/trees/check.lock"
+	if ! flock -n 9; then
+		log "another run uses $CACHE/trees/check: waiting for it to end"
+		flock 9
+	fi
+	export SFRAME_CHECK_LOCKED=1
+}
+
 # Seconds since the epoch, for step timing.
 now()
 {
