@@ -3,25 +3,36 @@
  * unwind-cost: what a deferred user stack unwind costs per frame, with
  * SFrame and with frame pointers, on the same stacks of the same binary.
  *
- * The program is built with frame pointers and with SFrame.  It opens a
- * perf event on itself that samples every page fault with a deferred
- * user callchain (what "perf record --call-graph fp,defer" asks for),
- * recurses DEPTH frames deep, and there times batches of first touches
- * of fresh pages: each touch faults, each fault is a sample, and each
- * return to user space after it unwinds the whole stack.  Three kinds of
- * batch, interleaved so that drift hits them alike:
+ * The program and its libraries are built with frame pointers and with
+ * SFrame.  It opens a perf event on itself that samples every page fault
+ * with a deferred user callchain (what "perf record --call-graph
+ * fp,defer" asks for), builds a stack DEPTH frames deep, and there times
+ * batches of first touches of fresh pages: each touch faults, each fault
+ * is a sample, and each return to user space after it unwinds the whole
+ * stack.  The stack is either a recursion, where every frame has the same
+ * return address, or with -s a chain of distinct functions spread over
+ * four shared objects (spread.h).  Kinds of batch, interleaved so that
+ * drift hits them alike:
  *
- *	off	the event disabled: the fault alone
- *	fp	the program's own SFrame registration removed (PR_REMOVE_SFRAME):
- *		the kernel walks the frame pointers
- *	sframe	the registration back (PR_ADD_SFRAME): the kernel uses SFrame
+ *	off		the event disabled: the fault alone
+ *	fp		the SFrame registrations of the program and its
+ *			libraries removed (PR_REMOVE_SFRAME): the kernel
+ *			walks the frame pointers
+ *	sframe		the registrations back (PR_ADD_SFRAME): the kernel
+ *			uses SFrame; after the first fault of a batch, the
+ *			per-task lookup cache holds the stack (warm)
+ *	off-cold	as off, with the program's registration removed and
+ *			added again before each touch
+ *	sframe-cold	as sframe, with the same: each change of the
+ *			registry invalidates the cache, so every lookup
+ *			of every walk misses it (cold)
  *
- * The unwind costs fp - off and sframe - off per fault; their growth
- * with DEPTH is the cost per frame.  Every deferred callchain of a batch
- * is read back and must hold at least DEPTH frames: a walk that stopped
- * early would look cheap.
+ * The unwind costs fp - off, sframe - off and sframe-cold - off-cold per
+ * fault; their growth with DEPTH is the cost per frame.  Every deferred
+ * callchain of a batch is read back and must hold at least DEPTH frames:
+ * a walk that stopped early would look cheap.
  *
- *	unwind-cost [DEPTH...]		(default 8 32 128)
+ *	unwind-cost [-s] [DEPTH...]	(default 8 32 128; with -s 16 64 127)
  *
  * Prints one line per depth and mode: median ns per fault and the
  * unwind's share, then the per-frame slopes.
@@ -44,7 +55,7 @@
 
 #include "../tests/guest/lib/self-sframe.h"
 #include "callchain.h"
-
+#include "spread.h"
 
 #define PAGE		4096UL
 #define BATCH		200		/* faults per timed batch */
@@ -52,10 +63,15 @@
 #define RING_PAGES	512		/* 2 MiB of ring buffer */
 #define MAX_DEPTHS	8
 
-enum { OFF, FP, SFRAME, NR_MODES };
-static const char *const mode_name[NR_MODES] = { "off", "fp", "sframe" };
+enum { OFF, FP, SFRAME, OFF_COLD, SFRAME_COLD, NR_MODES };
+static const char *const mode_name[NR_MODES] = {
+	"off", "fp", "sframe", "off-cold", "sframe-cold"
+};
 
-static struct prctl_sframe self_arg;
+/* The program's registration first, then its libraries'. */
+static struct prctl_sframe regs[1 + NR_SPREAD_LIBS];
+static int nr_regs;
+static struct spread spread;
 static int perf_fd;
 static struct perf_event_mmap_page *ring;
 static unsigned long min_frames;	/* shortest deferred chain seen */
@@ -69,11 +85,47 @@ static void die(const char *what)
 	exit(1);
 }
 
+static void set_one(struct prctl_sframe *arg, int on)
+{
+	if (prctl(on ? PR_ADD_SFRAME : PR_REMOVE_SFRAME, arg, sizeof(*arg),
+		  0, 0) && errno != EEXIST && errno != ENOENT)
+		die(on ? "PR_ADD_SFRAME" : "PR_REMOVE_SFRAME");
+}
+
 static void set_sframe(int on)
 {
-	if (prctl(on ? PR_ADD_SFRAME : PR_REMOVE_SFRAME, &self_arg,
-		  sizeof(self_arg), 0, 0) && errno != EEXIST && errno != ENOENT)
-		die(on ? "PR_ADD_SFRAME" : "PR_REMOVE_SFRAME");
+	int i;
+
+	for (i = 0; i < nr_regs; i++)
+		set_one(&regs[i], on);
+}
+
+/* The registrations of the program and of the spread libraries. */
+static void find_sframe(void)
+{
+	struct sframe_object obj;
+	char name[32];
+	int i;
+
+	if (self_sframe(&regs[0])) {
+		fprintf(stderr, "no PT_GNU_SFRAME: build with -Wa,--gsframe\n");
+		exit(1);
+	}
+	nr_regs = 1;
+	for (i = 0; i < NR_SPREAD_LIBS; i++) {
+		snprintf(name, sizeof(name), "/libspread%d.so", i);
+		obj.name = name;
+		if (!sframe_object_find(&obj)) {
+			fprintf(stderr, "libspread%d.so: no .sframe\n", i);
+			exit(1);
+		}
+		regs[nr_regs++] = (struct prctl_sframe){
+			.sframe_addr = obj.sframe,
+			.sframe_size = obj.sframe_size,
+			.text_addr = obj.text,
+			.text_size = obj.text_size,
+		};
+	}
 }
 
 static void open_event(void)
@@ -124,9 +176,13 @@ static double now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-/* ns per fault of one batch of first touches, with the event on or off. */
+/*
+ * ns per fault of one batch of first touches, with the event on or off;
+ * in the cold modes, the registry changes before each touch.
+ */
 static __attribute__((__noinline__)) double batch(int mode)
 {
+	int cold = mode == OFF_COLD || mode == SFRAME_COLD;
 	volatile char *p;
 	double t;
 	int i;
@@ -136,11 +192,16 @@ static __attribute__((__noinline__)) double batch(int mode)
 	if (p == MAP_FAILED)
 		die("mmap");
 	madvise((void *)p, BATCH * PAGE, MADV_NOHUGEPAGE);
-	if (mode != OFF)
+	if (mode != OFF && mode != OFF_COLD)
 		ioctl(perf_fd, PERF_EVENT_IOC_ENABLE, 0);
 	t = now_ns();
-	for (i = 0; i < BATCH; i++)
+	for (i = 0; i < BATCH; i++) {
+		if (cold) {
+			set_one(&regs[0], 0);
+			set_one(&regs[0], 1);
+		}
 		p[i * PAGE] = 1;
+	}
 	t = now_ns() - t;
 	ioctl(perf_fd, PERF_EVENT_IOC_DISABLE, 0);
 	munmap((void *)p, BATCH * PAGE);
@@ -156,25 +217,20 @@ static int cmp_double(const void *a, const void *b)
 }
 
 static volatile int sink;
+static int cur_slot;
 
-/* The stack under test: DEPTH frames of this, then the batches. */
-static __attribute__((__noinline__)) void descend(int depth, int slot)
+/* At the bottom of the stack under test: the batches of every mode. */
+static __attribute__((__noinline__)) int measure(void)
 {
 	double t[NR_MODES][ROUNDS];
 	int r, m;
 
-	if (depth > 0) {
-		descend(depth - 1, slot);
-		sink++;		/* no tail call: a real frame */
-		return;
-	}
 	for (r = 0; r < ROUNDS; r++) {
 		for (m = 0; m < NR_MODES; m++) {
-			if (m != OFF)
-				set_sframe(m == SFRAME);
+			set_sframe(m != FP);
 			nr_chains = 0;
 			t[m][r] = batch(m);
-			if (m != OFF && nr_chains < BATCH) {
+			if (m != OFF && m != OFF_COLD && nr_chains < BATCH) {
 				fprintf(stderr, "%s: %lu deferred callchains for %d faults\n",
 					mode_name[m], nr_chains, BATCH);
 				exit(1);
@@ -183,38 +239,80 @@ static __attribute__((__noinline__)) void descend(int depth, int slot)
 	}
 	for (m = 0; m < NR_MODES; m++) {
 		qsort(t[m], ROUNDS, sizeof(double), cmp_double);
-		median[slot][m] = t[m][ROUNDS / 2];
+		median[cur_slot][m] = t[m][ROUNDS / 2];
 	}
+	return 0;
+}
+
+/* The recursion: DEPTH frames of this, then the batches. */
+static __attribute__((__noinline__)) void descend(int depth)
+{
+	if (depth > 0) {
+		descend(depth - 1);
+		sink++;		/* no tail call: a real frame */
+		return;
+	}
+	measure();
+}
+
+/* DEPTH frames of the spread stack for @slot, then the batches. */
+static void run(int spreading, int depth, int slot)
+{
+	cur_slot = slot;
+	if (spreading)
+		sink += spread.fn[0](&spread, depth);
+	else
+		descend(depth);
+}
+
+/* Per-frame cost of @mode over @base, from the first depth to the last. */
+static double slope(const int *depths, int n, int mode, int base)
+{
+	return (median[n - 1][mode] - median[n - 1][base] -
+		median[0][mode] + median[0][base]) /
+	       (depths[n - 1] - depths[0]);
 }
 
 int main(int argc, char **argv)
 {
 	int depths[MAX_DEPTHS] = { 8, 32, 128 };
-	int n = 3, i, m;
+	int n = 3, i, m, spreading = 0, arg = 1;
 
-	if (argc > 1) {
-		n = argc - 1 < MAX_DEPTHS ? argc - 1 : MAX_DEPTHS;
+	if (argc > 1 && !strcmp(argv[1], "-s")) {
+		spreading = 1;
+		arg++;
+		depths[0] = 16;
+		depths[1] = 64;
+		depths[2] = NR_SPREAD - 1;
+	}
+	if (argc > arg) {
+		n = argc - arg < MAX_DEPTHS ? argc - arg : MAX_DEPTHS;
 		for (i = 0; i < n; i++)
-			depths[i] = atoi(argv[i + 1]);
+			depths[i] = atoi(argv[arg + i]);
 	}
-	if (self_sframe(&self_arg)) {
-		fprintf(stderr, "no PT_GNU_SFRAME: build with -Wa,--gsframe\n");
-		return 1;
+	for (i = 0; spreading && i < n; i++) {
+		if (depths[i] < 0 || depths[i] >= NR_SPREAD) {
+			fprintf(stderr, "-s: depths from 0 to %d\n", NR_SPREAD - 1);
+			return 1;
+		}
 	}
+	memcpy(spread.fn, spread_order, sizeof(spread.fn));
+	spread.leaf = measure;
+	find_sframe();
 	open_event();
 
-	printf("%-6s %-7s %12s %12s %10s\n", "depth", "mode", "ns/fault",
+	printf("%-6s %-11s %12s %12s %10s\n", "depth", "mode", "ns/fault",
 	       "unwind ns", "min chain");
-	descend(0, 0);		/* warm-up */
+	run(spreading, 0, 0);	/* warm-up */
 	for (i = 0; i < n; i++) {
 		min_frames = 0;
 		nr_chains = 0;
-		descend(depths[i], i);
+		run(spreading, depths[i], i);
 		for (m = 0; m < NR_MODES; m++)
-			printf("%-6d %-7s %12.0f %12.0f\n", depths[i],
-			       mode_name[m], median[i][m],
-			       median[i][m] - median[i][OFF]);
-		printf("%-6d %-7s %36lu\n", depths[i], "chains", min_frames);
+			printf("%-6d %-11s %12.0f %12.0f\n", depths[i],
+			       mode_name[m], median[i][m], median[i][m] -
+			       median[i][m >= OFF_COLD ? OFF_COLD : OFF]);
+		printf("%-6d %-11s %36lu\n", depths[i], "chains", min_frames);
 		if (min_frames < (unsigned long)depths[i]) {
 			fprintf(stderr, "a deferred chain at depth %d has only %lu frames\n",
 				depths[i], min_frames);
@@ -222,15 +320,13 @@ int main(int argc, char **argv)
 		}
 	}
 	if (n > 1) {
-		int a = 0, b = n - 1;
-		double d = depths[b] - depths[a];
-		double fp = (median[b][FP] - median[b][OFF] -
-			     median[a][FP] + median[a][OFF]) / d;
-		double sf = (median[b][SFRAME] - median[b][OFF] -
-			     median[a][SFRAME] + median[a][OFF]) / d;
+		double fp = slope(depths, n, FP, OFF);
+		double sf = slope(depths, n, SFRAME, OFF);
+		double cold = slope(depths, n, SFRAME_COLD, OFF_COLD);
 
-		printf("per frame, depth %d to %d: fp %.1f ns, sframe %.1f ns, sframe/fp %.2f\n",
-		       depths[a], depths[b], fp, sf, fp > 0 ? sf / fp : 0);
+		printf("per frame, depth %d to %d: fp %.1f ns, sframe %.1f ns, sframe/fp %.2f, sframe-cold %.1f ns, sframe-cold/fp %.2f\n",
+		       depths[0], depths[n - 1], fp, sf, fp > 0 ? sf / fp : 0,
+		       cold, fp > 0 ? cold / fp : 0);
 	}
 	return 0;
 }

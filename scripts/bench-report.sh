@@ -21,32 +21,64 @@ reported from the guest.
 
 ## 1. Deferred unwind, per frame: SFrame against frame pointers
 
-\`bench/unwind-cost.c\` in the patched x86_64 guest.  One binary built with
-frame pointers *and* SFrame; it samples its own page faults with deferred
-user callchains (perf_event_open, as \`perf record --call-graph fp,defer\`),
-and times batches of faults at the bottom of a recursion DEPTH deep, with
-its SFrame registration removed (the kernel walks the frame pointers) and
-back (the kernel uses SFrame), interleaved; the fault alone (event off)
-is subtracted.  Every deferred chain is read back and must be at least
-DEPTH frames long.  Medians of 15 batches of 200 faults.
+\`bench/unwind-cost.c\` in the patched x86_64 and arm64 guests.  One
+binary and four libraries, all built with frame pointers *and* SFrame;
+the program samples its own page faults with deferred user callchains
+(perf_event_open, as \`perf record --call-graph fp,defer\`), and times
+batches of faults at the bottom of a stack DEPTH deep, with the SFrame
+registrations removed (the kernel walks the frame pointers) and back (the
+kernel uses SFrame), interleaved; the fault alone (event off) is
+subtracted.  Every deferred chain is read back and must be at least DEPTH
+frames long.  Medians of 15 batches of 200 faults.  Two stacks:
 
-| depth | FP unwind, ns/sample | SFrame unwind, ns/sample | SFrame / FP |
-| ---: | ---: | ---: | ---: |
+- **recursion**: one function DEPTH times, so every frame has the same
+  return address and, after the first lookup, every SFrame lookup hits
+  the per-task lookup cache;
+- **distinct functions**: up to 128 generated functions, 32 in each of
+  four shared objects (\`bench/spread.h\`, \`bench/spread-gen.py\`), each
+  calling the next in a random but fixed order.
+
+SFrame is measured with the cache **warm** (a batch samples the same
+stack 200 times) and **cold**: before each fault the program removes and
+adds one of its registrations, which invalidates the task's cache, so
+every lookup of the walk misses it (the two system calls are subtracted
+with a batch that makes them without the event).
+
 EOF
-awk '$2 == "fp" { fp[$1] = $4 } $2 == "sframe" { sf[$1] = $4; d[++n] = $1 }
-	END { for (i = 1; i <= n; i++)
-		printf "| %d | %d | %d | %.2f |\n", d[i], fp[d[i]], sf[d[i]],
-			(fp[d[i]] > 0 ? sf[d[i]] / fp[d[i]] : 0) }' unwind.txt
-echo
-sed -n 's/^per frame, depth \([0-9]*\) to \([0-9]*\): fp \(.*\) ns, sframe \(.*\) ns, sframe\/fp \(.*\)/Per frame (slope from depth \1 to \2): frame pointers \3 ns, SFrame \4 ns (TCG): **SFrame \/ FP = \5**./p' unwind.txt
+for f in unwind spread; do
+	for a in x86_64 arm64; do
+		d=.
+		[ $a = x86_64 ] || d=arm64
+		[ -e "$d/$f.txt" ] || continue
+		case $f in
+		unwind) echo "### Recursion, $a" ;;
+		spread) echo "### Distinct functions in four libraries, $a" ;;
+		esac
+		echo
+		echo '| depth | FP, ns/sample | SFrame warm | SFrame cold | warm / FP | cold / FP |'
+		echo '| ---: | ---: | ---: | ---: | ---: | ---: |'
+		awk '$2 == "fp" { fp[$1] = $4 } $2 == "sframe" { sf[$1] = $4; d[++n] = $1 }
+			$2 == "sframe-cold" { cold[$1] = $4 }
+			END { for (i = 1; i <= n; i++) {
+				k = d[i]
+				printf "| %d | %d | %d | %d | %.2f | %.2f |\n", k,
+					fp[k], sf[k], cold[k],
+					(fp[k] > 0 ? sf[k] / fp[k] : 0),
+					(fp[k] > 0 ? cold[k] / fp[k] : 0) } }' "$d/$f.txt"
+		echo
+		sed -n 's/^per frame, depth \([0-9]*\) to \([0-9]*\): fp \(.*\) ns, sframe \(.*\) ns, sframe\/fp \(.*\), sframe-cold \(.*\) ns, sframe-cold\/fp \(.*\)/Per frame (slope from depth \1 to \2, TCG): frame pointers \3 ns, SFrame warm \4 ns, cold \6 ns: **SFrame \/ FP = \5 warm, \7 cold**./p' "$d/$f.txt"
+		echo
+	done
+done
 cat <<'EOF'
+The per-task cache has 64 entries, indexed by a hash of the IP: a stack
+of more distinct return addresses than that, or of addresses that
+collide, misses it even when warm.
 
-The stack is a recursion: every frame has the same return address, so
-after the first frame every SFrame lookup is answered by the per-task
-lookup cache (patch "unwind_user/sframe: Cache lookups per task").
-Without that cache, an earlier run of this benchmark measured 3250 ns
-per SFrame frame against 689 ns for frame pointers (4.7x): a cache miss
-costs what the decoder costs, below.
+For comparison, the previous results (make bench of 2026-11-22, the
+recursion only, x86_64, warm): frame pointers 713.3 ns and SFrame 618.8
+ns per frame, 0.87; and an earlier run without the cache: 3250 ns
+against 689 ns, 4.7x.
 
 ## 2. The decoder natively: cost of one lookup against section size
 

@@ -5,8 +5,10 @@
 # out/bench/results.md (bench/results.md is the committed copy).
 #
 #  1. per-frame cost of a deferred unwind, SFrame against frame pointers,
-#     on the same stacks of one binary, depths 8, 32 and 128
-#     (bench/unwind-cost.c, in the x86_64 guest)
+#     on the same stacks of one binary: a recursion of depths 8, 32 and
+#     128, and a stack of distinct functions spread over four libraries,
+#     with the per-task lookup cache warm and cold (bench/unwind-cost.c,
+#     in the x86_64 and arm64 guests)
 #  2. the decoder natively on the host: ns and instructions (callgrind)
 #     per lookup for sections of 10 to 10^6 FDEs (bench/lookup-cost.c
 #     linked with tools/testing/sframe's build of kernel/unwind/sframe_decode.c)
@@ -27,7 +29,7 @@ tree=$(cd "$tree" && pwd)
 bench=$OUT/bench
 kout=$(kbuild_dir x86_64 "$tree")
 mkdir -p "$bench"
-rm -f "$bench"/*.txt
+rm -f "$bench"/*.txt "$bench"/arm64/*.txt
 
 log "toolchain"
 "$TOP/scripts/toolchain.sh"
@@ -35,19 +37,43 @@ if [ -z "${BENCH_TREE:-}" ]; then
 	log "kernel tree: base + patches/"
 	FORCE=1 "$TOP/scripts/tree.sh" "$tree"
 fi
-log "x86_64 kernel"
-"$TOP/scripts/kernel.sh" x86_64 "$tree"
+for a in x86_64 arm64; do
+	log "$a kernel"
+	"$TOP/scripts/kernel.sh" $a "$tree"
+done
 log "workload: Lua from Debian's lua5.4 sources"
 "$TOP/scripts/workload.sh" "$OUT/demo/lua"
 
 log "bench programs"
 sel=$tree/tools/testing/selftests/sframe
+python3 "$TOP/bench/spread-gen.py" "$bench"
+# unwind-cost for ARCH into DIR: the program and the spread libraries,
+# all with frame pointers and SFrame.
+build_unwind_cost()
+{
+	local arch=$1 dir=$2 ko cc i
+	local cflags=(-O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
+		      -Wa,--gsframe -I"$TOP/bench")
+
+	ko=$(kbuild_dir "$arch" "$tree")
+	arch_vars "$arch"
+	cc=${CROSS}gcc
+	[ -e "$ko/usr/include/linux/sframe.h" ] ||
+		inroot make -s -C "$tree" O="$ko" ARCH=$KARCH headers_install
+	mkdir -p "$dir"
+	for i in 0 1 2 3; do
+		inroot $cc "${cflags[@]}" -fPIC -shared -o "$dir/libspread$i.so" \
+			"$bench/spread-lib$i.c"
+	done
+	inroot $cc "${cflags[@]}" -I"$sel" -I"$tree/tools/include" \
+		-isystem "$ko/usr/include" -o "$dir/unwind-cost" \
+		"$TOP/bench/unwind-cost.c" "$sel/callchain.c" \
+		"$bench/spread-table.c" -L"$dir" -lspread0 -lspread1 \
+		-lspread2 -lspread3 -Wl,-rpath,"$dir"
+}
+build_unwind_cost x86_64 "$bench"
+build_unwind_cost arm64 "$bench/arm64"
 hdr=(-I"$sel" -I"$tree/tools/include" -isystem "$kout/usr/include")
-[ -e "$kout/usr/include/linux/sframe.h" ] ||
-	inroot make -s -C "$tree" O="$kout" ARCH=x86 headers_install
-inroot gcc -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
-	-Wa,--gsframe "${hdr[@]}" -o "$bench/unwind-cost" "$TOP/bench/unwind-cost.c" \
-	"$sel/callchain.c"
 inroot gcc -O2 -Wa,--gsframe "${hdr[@]}" -o "$bench/sframe-mem" \
 	"$TOP/bench/sframe-mem.c"
 
@@ -98,6 +124,8 @@ sysctl -qw kernel.perf_event_max_stack=512
 echo '== unwind-cost'
 ./unwind-cost 8 32 128 > unwind.txt
 cat unwind.txt
+./unwind-cost -s > spread.txt
+cat spread.txt
 echo '== sframe-mem'
 for r in 1 2 3; do ./sframe-mem 2000; done > mem.txt
 cat mem.txt
@@ -127,6 +155,19 @@ EOF
 VM_APPEND="tsc=reliable" "$TOP/scripts/vm.sh" x86_64 "$tree" 1800 \
 	"bash $bench/guest.sh" > "$bench/guest.log" 2>&1 ||
 	{ tail -n 30 "$bench/guest.log"; die "guest run failed"; }
+
+log "unwind-cost in the arm64 guest"
+cat > "$bench/arm64/guest.sh" <<EOF
+set -e
+cd $bench/arm64
+sysctl -qw kernel.perf_event_max_stack=512
+./unwind-cost 8 32 128 > unwind.txt
+./unwind-cost -s > spread.txt
+cat unwind.txt spread.txt
+EOF
+"$TOP/scripts/vm.sh" arm64 "$tree" 3600 "bash $bench/arm64/guest.sh" \
+	> "$bench/arm64/guest.log" 2>&1 ||
+	{ tail -n 30 "$bench/arm64/guest.log"; die "arm64 guest run failed"; }
 
 "$TOP/scripts/bench-report.sh" "$bench" > "$bench/results.md"
 cat "$bench/results.md"
