@@ -24,7 +24,7 @@
 # BENCH_TREE: a kernel tree of your own (e.g. build/linux) instead of
 # base + patches/.
 tree=${BENCH_TREE:-$CACHE/trees/check}
-lock_check_tree
+[ -n "${BENCH_TREE:-}" ] || lock_check_tree
 tree=$(cd "$tree" && pwd)
 bench=$OUT/bench
 kout=$(kbuild_dir x86_64 "$tree")

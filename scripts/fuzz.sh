@@ -17,7 +17,7 @@
 . "$(dirname "$0")/lib.sh"
 
 tree=${FUZZ_TREE:-$CACHE/trees/check}
-lock_check_tree
+[ -n "${FUZZ_TREE:-}" ] || lock_check_tree
 time=${FUZZ_TIME:-600}
 fz=$CACHE/fuzz
 out=$OUT/fuzz
