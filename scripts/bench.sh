@@ -24,7 +24,8 @@
 # BENCH_TREE: a kernel tree of your own (e.g. build/linux) instead of
 # base + patches/.
 tree=${BENCH_TREE:-$CACHE/trees/check}
-[ -n "${BENCH_TREE:-}" ] || lock_check_tree
+[ "$(realpath -m "$tree")" != "$(realpath -m "$CACHE/trees/check")" ] ||
+	lock_check_tree
 tree=$(cd "$tree" && pwd)
 bench=$OUT/bench
 kout=$(kbuild_dir x86_64 "$tree")
@@ -158,8 +159,10 @@ EOF
 # Under a loaded host the guest's PIT calibration of the TSC can fail
 # ("could not calculate TSC khz"), which leaves it on jiffies: give it
 # the host's frequency, which is what TCG's TSC counts.
+# "cpu MHz" is the host's current clock, close to its TSC rate: ns
+# figures may be off by that much, ratios of one run are not.
 khz=$(awk -F: '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo)
-VM_APPEND="tsc=reliable tsc_early_khz=$khz" "$TOP/scripts/vm.sh" x86_64 "$tree" 1800 \
+VM_APPEND="tsc=reliable${khz:+ tsc_early_khz=$khz}" "$TOP/scripts/vm.sh" x86_64 "$tree" 1800 \
 	"bash $bench/guest.sh" > "$bench/guest.log" 2>&1 ||
 	{ tail -n 30 "$bench/guest.log"; die "guest run failed"; }
 

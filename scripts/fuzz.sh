@@ -17,7 +17,8 @@
 . "$(dirname "$0")/lib.sh"
 
 tree=${FUZZ_TREE:-$CACHE/trees/check}
-[ -n "${FUZZ_TREE:-}" ] || lock_check_tree
+[ "$(realpath -m "$tree")" != "$(realpath -m "$CACHE/trees/check")" ] ||
+	lock_check_tree
 time=${FUZZ_TIME:-600}
 fz=$CACHE/fuzz
 out=$OUT/fuzz
