@@ -71,14 +71,20 @@ for f in unwind spread; do
 	done
 done
 cat <<'EOF'
-The per-task cache has 64 entries, indexed by a hash of the IP: a stack
-of more distinct return addresses than that, or of addresses that
-collide, misses it even when warm.
+The per-task cache has 63 sets of 4 entries, and each IP may be in
+either of two sets: a stack of up to a couple of hundred distinct return
+addresses stays in it when warm.  A miss copies the last FDEs of the
+search as one block, narrowed by the index that the kernel keeps of a
+section, and the function's attributes with its FREs.
 
-For comparison, the previous results (make bench of 2026-11-22, the
-recursion only, x86_64, warm): frame pointers 713.3 ns and SFrame 618.8
-ns per frame, 0.87; and an earlier run without the cache: 3250 ns
-against 689 ns, 4.7x.
+For comparison, the same tables of the previous design (make bench of
+2026-11-24 at 09cfc23: a 64-entry direct-mapped cache, one user read per
+step of the FDE search), per frame, SFrame / FP, warm / cold: recursion
+0.72 / 0.77 on x86_64 and 0.58 / 0.90 on arm64; distinct functions 3.93
+/ 3.70 on x86_64 and 2.28 / 2.54 on arm64.  Lookup instructions then: 822,
+1062, 1307 and 1426 at 10, 10^3, 10^5 and 10^6 FDEs.  Earlier still
+(2026-11-22, the recursion only, x86_64, warm): 0.87; and without the
+cache: 4.7x.
 
 ## 2. The decoder natively: cost of one lookup against section size
 
@@ -163,6 +169,8 @@ cat <<'EOF'
 Per process, on top of its registrations (usually the program, its
 interpreter if it has SFrame, and the vDSO): the maple tree, a counter
 and a generation in `mm_struct` (32 bytes); per task that has been
-unwound with SFrame, the lookup cache (2568 bytes, a 4 KiB slab object),
-next to the 4 KiB that the deferred unwinder already keeps per task.
+unwound with SFrame, the lookup cache (8072 bytes, an 8 KiB slab
+object), next to the 4 KiB that the deferred unwinder already keeps per
+task; per registered section that a lookup has needed, an index of at
+most 4 KiB (24 bytes and 4 per 16 FDEs).
 EOF
