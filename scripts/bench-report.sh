@@ -174,3 +174,31 @@ object), next to the 4 KiB that the deferred unwinder already keeps per
 task; per registered section that a lookup has needed, an index of at
 most 4 KiB (24 bytes and 4 per 16 FDEs).
 EOF
+cat <<'EOF'
+
+## 5. System-wide: many processes profiled at once
+
+`bench/system-wide.sh` in the x86_64 guest (2 vCPUs): 50 processes at
+once, 25 built with frame pointers and 25 with SFrame and no frame
+pointers (their libraries registered by the series' `sframe-audit.so`),
+all sharing the four libraries of their build; each goes down a stack of
+33 distinct functions spread over those libraries, again and again, for
+the same time.  Then the same under
+`perf record -a -F 999 -e cpu-clock --call-graph fp,defer`.  Throughput
+is the number of times the processes of a build went down their stack;
+a sample is complete if its callchain reaches `main()`.
+
+EOF
+awk '
+	/^rounds-/ { b = substr($1, 8); none[b] = $2; prof[b] = $3 }
+	/^samples-/ { b = substr($1, 9); n[b] = $2; c[b] = $3 }
+	/^lost / { lost = $2; total = $4 }
+	END {
+		print "| build | rounds unprofiled | rounds profiled | throughput profiled / unprofiled | samples | complete to main() |"
+		print "| --- | ---: | ---: | ---: | ---: | ---: |"
+		for (i = 1; i <= 2; i++) {
+			b = i == 1 ? "fp" : "sframe"
+			printf "| %s | %d | %d | %.2f | %d | %d (%.1f%%) |\n", b == "fp" ? "frame pointers" : "SFrame, no frame pointers", none[b], prof[b], none[b] ? prof[b] / none[b] : 0, n[b], c[b], n[b] ? 100 * c[b] / n[b] : 0
+		}
+		printf "\nLost: %d of %d samples.\n", lost, total
+	}' sys.txt

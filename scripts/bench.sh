@@ -74,6 +74,27 @@ build_unwind_cost()
 }
 build_unwind_cost x86_64 "$bench"
 build_unwind_cost arm64 "$bench/arm64"
+# The processes of the system-wide run (bench/system-wide.sh): busy and
+# its libraries with frame pointers and no SFrame, and with SFrame and no
+# frame pointers, the libraries registered by the series' audit module.
+build_busy()
+{
+	local dir=$1 i
+
+	shift
+	mkdir -p "$dir"
+	for i in 0 1 2 3; do
+		inroot gcc -O2 -g "$@" -I"$TOP/bench" -fPIC -shared \
+			-o "$dir/libspread$i.so" "$bench/spread-lib$i.c"
+	done
+	inroot gcc -O2 -g "$@" -I"$TOP/bench" -o "$dir/busy" \
+		"$TOP/bench/busy.c" "$bench/spread-table.c" -L"$dir" \
+		-lspread0 -lspread1 -lspread2 -lspread3 -Wl,-rpath,"$dir"
+}
+build_busy "$bench/sys/fp" -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
+build_busy "$bench/sys/sframe" -fomit-frame-pointer -Wa,--gsframe
+inroot gcc -O2 -Wall -isystem "$kout/usr/include" -fPIC -shared \
+	-o "$bench/sys/sframe-audit.so" "$tree/tools/sframe/sframe-audit.c"
 hdr=(-I"$sel" -I"$tree/tools/include" -isystem "$kout/usr/include")
 inroot gcc -O2 -Wa,--gsframe "${hdr[@]}" -o "$bench/sframe-mem" \
 	"$TOP/bench/sframe-mem.c"
@@ -114,6 +135,9 @@ log "in the guest (QEMU TCG; several minutes)"
 lua=$OUT/demo/lua
 w=$TOP/tests/demo/workload.lua
 rounds=${BENCH_ROUNDS:-300}
+# The system-wide run: BENCH_PROCS processes for BENCH_SYS_SECONDS.
+procs=${BENCH_PROCS:-50}
+sys_secs=${BENCH_SYS_SECONDS:-20}
 # tsc=reliable: a loaded host makes the guest's clocksource watchdog
 # give up the TSC for jiffies, whose 4 ms would be all the resolution;
 # the guest refuses to measure on anything but the TSC.
@@ -133,6 +157,9 @@ cat spread.txt
 echo '== sframe-mem'
 for r in 1 2 3; do ./sframe-mem 2000; done > mem.txt
 cat mem.txt
+echo '== system-wide'
+bash $TOP/bench/system-wide.sh $bench/sys $procs $sys_secs 32 > sys.txt
+cat sys.txt
 echo '== perf overhead'
 cp $lua/lua-sframe $lua/lua-fp /tmp/
 t()

@@ -1,0 +1,86 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# system-wide.sh DIR PROCS SECONDS DEPTH - in the guest of make bench:
+# PROCS copies of busy at once, half built with frame pointers (DIR/fp),
+# half with SFrame and no frame pointers (DIR/sframe, their libraries
+# registered by DIR/sframe-audit.so), each going down a stack of DEPTH + 1
+# distinct functions in four libraries for SECONDS; first unprofiled,
+# then under perf record -a --call-graph fp,defer -F 999.  Prints, for
+# each build, the rounds done unprofiled and profiled, the samples of its
+# processes and how many of them have a callchain that reaches main();
+# and the samples that perf lost.
+set -eu
+dir=$1
+procs=$2
+secs=$3
+depth=$4
+tmp=$(mktemp -d)
+
+# run TAG: every copy at once; each writes its rounds to TAG-BUILD-N.
+run()
+{
+	local tag=$1 i pids=()
+
+	for ((i = 0; i < procs / 2; i++)); do
+		LD_AUDIT=$dir/sframe-audit.so "$dir/sframe/busy" "$depth" "$secs" \
+			> "$tmp/$tag-sframe-$i" &
+		pids+=($!)
+		"$dir/fp/busy" "$depth" "$secs" > "$tmp/$tag-fp-$i" &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+}
+
+rounds()
+{
+	cat "$tmp/$1-$2-"* | awk '{ s += $1 } END { print s + 0 }'
+}
+
+run none
+perf record -q -a -F 999 -e cpu-clock --call-graph fp,defer \
+	-o "$tmp/sys.data" 2> "$tmp/perf.log" &
+perf=$!
+# perf is recording once its output has a header.
+while [ ! -s "$tmp/sys.data" ]; do sleep 0.1; done
+sleep 1
+run prof
+kill -INT "$perf"
+wait "$perf" || { cat "$tmp/perf.log"; exit 1; }
+
+# A sample of a busy process belongs to the build whose busy or
+# libraries its callchain shows; it is complete if it reaches main().
+perf script -i "$tmp/sys.data" -F comm,ip,sym,dso 2> /dev/null | awk -v dir="$dir" '
+	function flush() {
+		if (comm == "busy" && build != "") {
+			n[build]++
+			if (complete)
+				c[build]++
+		}
+		comm = ""; build = ""; complete = 0
+	}
+	/^$/ { flush(); next }
+	# A sample: its comm, right-aligned; then its callchain, indented
+	# with a tab, one frame per line: address, symbol, (object).
+	!/^\t/ { flush(); comm = $1; next }
+	{
+		if (index($0, "(" dir "/sframe/"))
+			build = "sframe"
+		else if (index($0, "(" dir "/fp/"))
+			build = "fp"
+		if ($2 == "main" && index($0, "/busy)"))
+			complete = 1
+	}
+	END {
+		flush()
+		printf "samples-sframe %d %d\n", n["sframe"], c["sframe"]
+		printf "samples-fp %d %d\n", n["fp"], c["fp"]
+	}'
+lost=$(perf report -i "$tmp/sys.data" --stats 2> /dev/null |
+	awk '/LOST/ { s += $NF } END { print s + 0 }')
+total=$(perf report -i "$tmp/sys.data" --stats 2> /dev/null |
+	awk '$1 == "SAMPLE" { print $NF; exit }')
+echo "rounds-sframe $(rounds none sframe) $(rounds prof sframe)"
+echo "rounds-fp $(rounds none fp) $(rounds prof fp)"
+echo "lost ${lost:-0} of ${total:-0}"
+rm -rf "$tmp"
