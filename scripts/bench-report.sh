@@ -103,9 +103,14 @@ paste <(sed -n 's/.*funcs-\([0-9]*\)\.so: .* \([0-9.]*\) ns per lookup/\1 \2/p' 
 	awk '{ printf "| %d | %.1f | %d |\n", $1, $2, $3 }'
 cat <<'EOF'
 
-The binary search reads one FDE start per step: instructions grow by a
-constant per doubling of the FDE count, O(log FDEs); the FRE scan is
-bounded by the function's FREs.
+Each lookup is timed as the kernel makes it (`sc_decoder.lookup`):
+narrowed by the index of the section, which holds every function start
+up to 1016 FDEs, so that the FDE search is in memory and one copy of
+two FDEs; beyond that, single reads narrow the stride of the index
+further, a constant per doubling of the FDE count.  Most of the
+instructions are the FRE scan, bounded by the function's FREs, and the
+decoding of the FRE found: FREs vary in length and cannot be searched
+without decoding each one before.
 
 ## 3. perf: overhead and data, on the demo's workload
 

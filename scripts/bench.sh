@@ -178,7 +178,7 @@ for r in 1 2 3; do
 done > overhead.txt
 for m in fp sframe dwarf; do
 	n=\$(perf script -i /tmp/\$m.data -F ip 2>/dev/null | grep -c '^\$' || true)
-	lost=\$(perf report -i /tmp/\$m.data --stats 2>/dev/null | awk '/LOST/ { s += \$NF } END { print s + 0 }')
+	lost=\$(perf report -i /tmp/\$m.data --stats 2>/dev/null | awk '\$1 ~ /^LOST/ { s += \$3 } END { print s + 0 }')
 	echo "data-\$m \$(stat -c %s /tmp/\$m.data) \$n \$lost"
 done >> overhead.txt
 cat overhead.txt
