@@ -86,15 +86,21 @@ inroot()
 # lock_check_tree: make check, check-debug, demo, bench and fuzz share
 # $CACHE/trees/check and its kernel builds: two of them at once (a second
 # clone's make check, say) would check out, build and boot the tree under
-# each other.  The second waits for the first.  Children inherit the lock.
+# each other.  The second waits for the first, for CHECK_LOCK_WAIT seconds
+# at most (an hour): longer means a run that hangs, or a process that
+# outlived its run with the lock.  Children inherit the lock; guests do
+# not (scripts/vm.sh).
 lock_check_tree()
 {
+	local wait=${CHECK_LOCK_WAIT:-3600}
+
 	[ -z "${SFRAME_CHECK_LOCKED:-}" ] || return 0
 	mkdir -p "$CACHE/trees"
 	exec 9> "$CACHE/trees/check.lock"
 	if ! flock -n 9; then
 		log "another run uses $CACHE/trees/check: waiting for it to end"
-		flock 9
+		flock -w "$wait" 9 ||
+			die "$CACHE/trees/check.lock still held after ${wait}s: a run hangs, or one of its processes outlived it"
 	fi
 	export SFRAME_CHECK_LOCKED=1
 }

@@ -63,6 +63,8 @@ virtiofs)	;;
 esac
 
 rc=0
+# The guest does not hold the lock of trees/check (fd 9, lock_check_tree):
+# a QEMU that outlived its timeout must not keep every later run waiting.
 extra=(${BWRAP_EXTRA[@]+"${BWRAP_EXTRA[@]}"})
 # shellcheck disable=SC2016
 timeout -k 10 "$limit" bash -c '
@@ -71,7 +73,7 @@ timeout -k 10 "$limit" bash -c '
 	inroot "$@"' _ "$TOP/scripts/lib.sh" ${#extra[@]} ${extra[@]+"${extra[@]}"} \
 	vng "${args[@]}" --disable-kvm --cpus "${VM_CPUS:-2}" \
 	${VM_APPEND:+--append "$VM_APPEND"} \
-	--exec "$guestcmd" < /dev/null || rc=$?
+	--exec "$guestcmd" < /dev/null 9>&- || rc=$?
 if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
 	echo "vm.sh: $arch guest timed out after ${limit}s" >&2
 	exit 124
