@@ -41,8 +41,14 @@ run none
 perf record -q -a -F 999 -e cpu-clock --call-graph fp,defer \
 	-o "$tmp/sys.data" 2> "$tmp/perf.log" &
 perf=$!
-# perf is recording once its output has a header.
-while [ ! -s "$tmp/sys.data" ]; do sleep 0.1; done
+# perf is recording once its output has a header: wait 30 s at most, and
+# not at all for a perf that died.
+for ((i = 0; i < 300; i++)); do
+	[ -s "$tmp/sys.data" ] && break
+	kill -0 "$perf" 2> /dev/null || break
+	sleep 0.1
+done
+[ -s "$tmp/sys.data" ] || { echo "perf record did not start"; cat "$tmp/perf.log"; exit 1; }
 sleep 1
 run prof
 # perf exits with the status of the signal that stopped it.
