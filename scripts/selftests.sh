@@ -33,3 +33,7 @@ done
 inroot make -s -C "$TOP/tests/guest" O="$kout/guest-tests" CROSS_COMPILE=$cross \
 	KHDR_INCLUDES="-isystem $kout/usr/include" \
 	SELFTESTS="$tree/tools/testing/selftests/sframe"
+# and the libtraceevent plugin that trace-cmd prints deferred user stacks
+# with (userspace/trace-cmd).
+inroot make -s -C "$TOP/userspace/trace-cmd" \
+	O="$kout/guest-tests/trace-cmd/plugins" CROSS_COMPILE=$cross
