@@ -20,6 +20,16 @@
 #             what frame-pointer unwinding gives for it today
 #   fp        lua-fp (built with frame pointers), fp,defer
 #   dwarf     lua-sframe, --call-graph dwarf: the reference
+#
+# and the same workload under ftrace, with trace-cmd: a deferred user
+# stack (trace option userstacktrace_deferred) at each timer interrupt of
+# the interpreter (event timer:hrtimer_expire_entry), for lua-sframe,
+# lua-nosframe and lua-fp; trace-cmd report prints the frames with the
+# project's libtraceevent plugin (userspace/trace-cmd), and
+# scripts/trace-cmd-stacks.py names them with the address maps trace-cmd
+# saved (--proc-map):
+#
+#   trace-cmd-MODE.dat, stacks-MODE.txt (the named stacks)
 
 . "$(dirname "$0")/lib.sh"
 
@@ -31,7 +41,9 @@ rate=${DEMO_RATE:-499}
 modes="sframe nosframe fp dwarf"
 mkdir -p "$demo"
 rm -f "$demo"/perf-*.data "$demo"/report-*.txt "$demo"/script-*.txt \
-	"$demo"/flame-*.html "$demo"/summary.txt
+	"$demo"/flame-*.html "$demo"/summary.txt "$demo"/trace-cmd-*.dat \
+	"$demo"/stacks-*.txt
+tcmodes="sframe nosframe fp"
 
 log "toolchain"
 "$TOP/scripts/toolchain.sh"
@@ -48,6 +60,8 @@ log "perf without debuginfod for the guest"
 inroot make -s -C "$TOP/tests/guest" O="$demo/guest" \
 	SELFTESTS="$tree/tools/testing/selftests/sframe" \
 	"$demo/guest/nodebuginfod/libdebuginfod.so.1"
+log "trace-cmd's plugin for deferred user stacks"
+inroot make -s -C "$TOP/userspace/trace-cmd" O="$demo/guest/plugins"
 
 log "profiling in the guest (QEMU TCG; a few minutes)"
 # perf writes its data to the guest's tmpfs: writing it straight to the
@@ -72,6 +86,14 @@ for mode in $modes; do
 		-o /tmp/perf-\$mode.data ./lua/\$bin $TOP/tests/demo/workload.lua $rounds
 	cat /tmp/perf-\$mode.data > perf-\$mode.data
 done
+mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
+for mode in $tcmodes; do
+	echo \"== trace-cmd: lua-\$mode\"
+	trace-cmd record -q --proc-map -o /tmp/tc-\$mode.dat -F \\
+		-e timer:hrtimer_expire_entry -O userstacktrace_deferred \\
+		./lua/lua-\$mode $TOP/tests/demo/workload.lua $rounds
+	cat /tmp/tc-\$mode.dat > trace-cmd-\$mode.dat
+done
 " > "$demo/guest.log" 2>&1 || { tail -n 30 "$demo/guest.log"; die "guest run failed"; }
 
 for mode in $modes; do
@@ -92,6 +114,19 @@ for mode in $modes; do
 	}
 done
 rm -rf "$demo/.flame" "$demo/.flame.log"
+
+# trace-cmd's stacks, named on the host: one summary line per mode.
+for mode in $tcmodes; do
+	log "trace-cmd report: $mode"
+	data=$demo/trace-cmd-$mode.dat
+	TRACEEVENT_PLUGIN_DIR=$demo/guest/plugins inroot trace-cmd report \
+		-i "$data" > "$demo/.report.txt" 2>/dev/null
+	inroot trace-cmd dump --options -i "$data" > "$demo/.maps.txt" 2>/dev/null
+	printf "%-9s " "$mode" > "$demo/.tc-$mode"
+	inroot python3 "$TOP/scripts/trace-cmd-stacks.py" "$demo/.report.txt" \
+		"$demo/.maps.txt" "$demo/stacks-$mode.txt" >> "$demo/.tc-$mode"
+done
+rm -f "$demo/.report.txt" "$demo/.maps.txt"
 
 # One line per mode: samples, share of samples whose user stack reaches
 # main(), mean user stack depth, perf.data bytes per sample.
@@ -132,6 +167,15 @@ summary()
 	echo "nosframe: the same binary, .sframe removed (frame pointers only, as today)"
 	echo "fp:       lua built -fno-omit-frame-pointer, --call-graph fp,defer"
 	echo "dwarf:    lua-sframe, --call-graph dwarf (8 KiB of stack copied per sample)"
+	echo
+	echo "trace-cmd record -O userstacktrace_deferred -e timer:hrtimer_expire_entry,"
+	echo "the same workload: a deferred user stack per timer interrupt of Lua"
+	echo
+	printf "%-9s %8s %14s %11s\n" mode stacks "reach main" "mean depth"
+	for mode in $tcmodes; do
+		cat "$demo/.tc-$mode"
+	done
+	rm -f "$demo"/.tc-*
 } > "$demo/summary.txt"
 
 echo
@@ -141,3 +185,5 @@ echo "Outputs in $demo:"
 echo "  report-MODE.txt  perf report --stdio call graphs"
 echo "  flame-MODE.html  flame graphs (perf script report flamegraph)"
 echo "  perf-MODE.data   the recordings; guest.log: the guest's output"
+echo "  stacks-MODE.txt  trace-cmd's deferred stacks, named"
+echo "  trace-cmd-MODE.dat  trace-cmd's recordings"

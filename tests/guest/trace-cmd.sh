@@ -86,7 +86,7 @@ run()
 	/user_stack_cookie:/ {
 		c = $0; sub(/.*cookie=/, "", c); cookies[hex(c)] = 1; ncookies++
 	}
-	/<user stack trace: cookie=/ {
+	/<deferred user stack trace: cookie=/ {
 		c = $0; sub(/.*cookie=/, "", c); sub(/>.*/, "", c)
 		cookie = hex(c); got = ""; frames = 0; next
 	}

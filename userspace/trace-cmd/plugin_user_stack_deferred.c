@@ -36,7 +36,8 @@ static int print_user_stack_deferred(struct trace_seq *s,
 	if (nr > room)
 		nr = room;
 
-	trace_seq_printf(s, "<user stack trace: cookie=%llx>", cookie);
+	trace_seq_printf(s, "<deferred user stack trace: cookie=0x%llx>",
+			 cookie);
 	for (i = 0; i < nr; i++) {
 		const char *p = (const char *)record->data + caller->offset +
 				i * long_size;
