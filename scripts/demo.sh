@@ -22,8 +22,8 @@
 #   dwarf     lua-sframe, --call-graph dwarf: the reference
 #
 # and the same workload under ftrace, with trace-cmd: a deferred user
-# stack (trace option userstacktrace_deferred) at each timer interrupt of
-# the interpreter (event timer:hrtimer_expire_entry), for lua-sframe,
+# stack (trace option userstacktrace_deferred) at each scheduler tick of
+# the interpreter (event sched:sched_stat_runtime), for lua-sframe,
 # lua-nosframe and lua-fp; trace-cmd report prints the frames with the
 # project's libtraceevent plugin (userspace/trace-cmd), and
 # scripts/trace-cmd-stacks.py names them with the address maps trace-cmd
@@ -90,7 +90,7 @@ mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
 for mode in $tcmodes; do
 	echo \"== trace-cmd: lua-\$mode\"
 	trace-cmd record -q --proc-map -o /tmp/tc-\$mode.dat -F \\
-		-e timer:hrtimer_expire_entry -O userstacktrace_deferred \\
+		-e sched:sched_stat_runtime -O userstacktrace_deferred \\
 		./lua/lua-\$mode $TOP/tests/demo/workload.lua $rounds
 	cat /tmp/tc-\$mode.dat > trace-cmd-\$mode.dat
 done
@@ -168,8 +168,8 @@ summary()
 	echo "fp:       lua built -fno-omit-frame-pointer, --call-graph fp,defer"
 	echo "dwarf:    lua-sframe, --call-graph dwarf (8 KiB of stack copied per sample)"
 	echo
-	echo "trace-cmd record -O userstacktrace_deferred -e timer:hrtimer_expire_entry,"
-	echo "the same workload: a deferred user stack per timer interrupt of Lua"
+	echo "trace-cmd record -O userstacktrace_deferred -e sched:sched_stat_runtime,"
+	echo "the same workload: a deferred user stack per scheduler tick of Lua"
 	echo
 	printf "%-9s %8s %14s %11s\n" mode stacks "reach main" "mean depth"
 	for mode in $tcmodes; do

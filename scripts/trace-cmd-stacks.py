@@ -15,15 +15,21 @@ import sys
 
 
 def read_maps(path):
-    """[(start, end, object)] of every traced process."""
+    """[(start, end, object, base)] of every mapping of the traced
+    processes, where base is the lowest address the object is mapped at:
+    an address less base is an address of the ELF file, for addr2line."""
     maps = []
     with open(path, errors="replace") as f:
         for line in f:
             m = re.match(r"^\s*([0-9a-f]+) ([0-9a-f]+) (/\S+)\s*$", line)
-            if m:
+            # "PID NR_MAPS NAME" lines start each process's maps.
+            if m and int(m.group(1), 16) < int(m.group(2), 16):
                 maps.append((int(m.group(1), 16), int(m.group(2), 16),
                              m.group(3)))
-    return maps
+    base = {}
+    for start, _, obj in maps:
+        base[obj] = min(start, base.get(obj, start))
+    return [(start, end, obj, base[obj]) for start, end, obj in maps]
 
 
 def read_stacks(path):
@@ -42,9 +48,9 @@ def read_stacks(path):
 
 
 def where(maps, addr):
-    for start, end, obj in maps:
+    for start, end, obj, base in maps:
         if start <= addr < end:
-            return obj, addr - start
+            return obj, addr - base
     return None, addr
 
 
