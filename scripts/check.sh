@@ -231,6 +231,12 @@ for arch in "${arches[@]}"; do
 	done < <(grep -E '^(not )?ok [0-9]+ selftests: sframe: ' "$gtap")
 	grep -E '^(not )?ok [0-9]+ project: ' "$gtap" > "$rdir/project_$arch.tap" || true
 	tap_results "$rdir/project_$arch.tap" "$arch: "
+	# A project test that runs KTAP programs passes their cases on, each
+	# named "NAME: CASE" (tests/guest/bpf.sh): each case counts.
+	awk '/^# selftests runner exit status/ { p = 1; next }
+	     p && /^# (not )?ok [0-9]+ [a-z0-9-]+: / { sub(/^# /, ""); print }' \
+		"$gtap" > "$rdir/project_cases_$arch.tap"
+	tap_results "$rdir/project_cases_$arch.tap" "$arch: "
 	# A failed project test's own output, so that a CI log says why.
 	awk '/^(not )?ok [0-9]+ / { if (/^not ok [0-9]+ project: /) {
 		print "    output of " $0 ":"; printf "%s", out }

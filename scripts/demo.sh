@@ -30,6 +30,15 @@
 # saved (--proc-map):
 #
 #   trace-cmd-MODE.dat, stacks-MODE.txt (the named stacks)
+#
+# and under BPF, with the project's bpf-profile (userspace/bpf-profile), a
+# sampling profiler like bcc's profile whose BPF programs ask for deferred
+# user stacks (bpf_unwind_user_request()), at the rate perf samples at,
+# for lua-sframe, lua-nosframe and lua-fp; scripts/bpf-profile-report.py
+# names the frames and draws the flame graph:
+#
+#   bpf-profile-MODE.txt (its output), bpf-stacks-MODE.txt (the named
+#   stacks), flame-bpf-MODE.html
 
 . "$(dirname "$0")/lib.sh"
 
@@ -42,7 +51,8 @@ modes="sframe nosframe fp dwarf"
 mkdir -p "$demo"
 rm -f "$demo"/perf-*.data "$demo"/report-*.txt "$demo"/script-*.txt \
 	"$demo"/flame-*.html "$demo"/summary.txt "$demo"/trace-cmd-*.dat \
-	"$demo"/stacks-*.txt
+	"$demo"/stacks-*.txt "$demo"/bpf-profile-*.txt "$demo"/bpf-stacks-*.txt \
+	"$demo"/flame-bpf-*.html
 tcmodes="sframe nosframe fp"
 
 log "toolchain"
@@ -62,6 +72,9 @@ inroot make -s -C "$TOP/tests/guest" O="$demo/guest" \
 	"$demo/guest/nodebuginfod/libdebuginfod.so.1"
 log "trace-cmd's plugin for deferred user stacks"
 inroot make -s -C "$TOP/userspace/trace-cmd" O="$demo/guest/plugins"
+log "bpf-profile"
+inroot make -s -C "$TOP/userspace/bpf-profile" O="$demo/guest/bpf-profile" \
+	VMLINUX="$(kbuild_dir x86_64 "$tree")/vmlinux"
 
 log "profiling in the guest (QEMU TCG; a few minutes)"
 # perf writes its data to the guest's tmpfs: writing it straight to the
@@ -93,6 +106,12 @@ for mode in $tcmodes; do
 		-e sched:sched_stat_runtime -O userstacktrace_deferred \\
 		./lua/lua-\$mode $TOP/tests/demo/workload.lua $rounds
 	cat /tmp/tc-\$mode.dat > trace-cmd-\$mode.dat
+done
+for mode in $tcmodes; do
+	echo \"== bpf-profile: lua-\$mode\"
+	guest/bpf-profile/bpf-profile -F $rate -o /tmp/bpf-\$mode.txt \\
+		./lua/lua-\$mode $TOP/tests/demo/workload.lua $rounds
+	cat /tmp/bpf-\$mode.txt > bpf-profile-\$mode.txt
 done
 " > "$demo/guest.log" 2>&1 || { tail -n 30 "$demo/guest.log"; die "guest run failed"; }
 
@@ -127,6 +146,16 @@ for mode in $tcmodes; do
 		"$demo/.maps.txt" "$demo/stacks-$mode.txt" >> "$demo/.tc-$mode"
 done
 rm -f "$demo/.report.txt" "$demo/.maps.txt"
+
+# bpf-profile's stacks, named on the host, and their flame graphs.
+for mode in $tcmodes; do
+	log "bpf-profile report: $mode"
+	printf "%-9s " "$mode" > "$demo/.bpf-$mode"
+	inroot python3 "$TOP/scripts/bpf-profile-report.py" \
+		"$demo/bpf-profile-$mode.txt" "$template" \
+		"$demo/bpf-stacks-$mode.txt" "$demo/flame-bpf-$mode.html" \
+		>> "$demo/.bpf-$mode"
+done
 
 # One line per mode: samples, share of samples whose user stack reaches
 # main(), mean user stack depth, perf.data bytes per sample.
@@ -176,6 +205,15 @@ summary()
 		cat "$demo/.tc-$mode"
 	done
 	rm -f "$demo"/.tc-*
+	echo
+	echo "bpf-profile -F $rate (BPF, cpu-clock user samples, deferred user stacks),"
+	echo "the same workload"
+	echo
+	printf "%-9s %8s %14s %11s\n" mode samples "reach main" "mean depth"
+	for mode in $tcmodes; do
+		cat "$demo/.bpf-$mode"
+	done
+	rm -f "$demo"/.bpf-*
 } > "$demo/summary.txt"
 
 echo
@@ -187,3 +225,5 @@ echo "  flame-MODE.html  flame graphs (perf script report flamegraph)"
 echo "  perf-MODE.data   the recordings; guest.log: the guest's output"
 echo "  stacks-MODE.txt  trace-cmd's deferred stacks, named"
 echo "  trace-cmd-MODE.dat  trace-cmd's recordings"
+echo "  flame-bpf-MODE.html  bpf-profile's flame graphs"
+echo "  bpf-stacks-MODE.txt  bpf-profile's stacks, named"

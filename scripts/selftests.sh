@@ -29,10 +29,13 @@ for f in "$kout"/kselftest/sframe/*; do
 		die "$(basename "$f") was built as a skip script: $(sed -n 2p "$f")"
 done
 
-# The programs of the project's guest tests (tests/guest/), likewise.
+# The programs of the project's guest tests (tests/guest/), likewise; the
+# BPF ones against the BTF of this kernel and the libbpf of the guest.
+[ "$arch" = x86_64 ] && sysroot= || sysroot=$GUEST_ROOT
 inroot make -s -C "$TOP/tests/guest" O="$kout/guest-tests" CROSS_COMPILE=$cross \
 	KHDR_INCLUDES="-isystem $kout/usr/include" \
-	SELFTESTS="$tree/tools/testing/selftests/sframe"
+	SELFTESTS="$tree/tools/testing/selftests/sframe" \
+	VMLINUX="$kout/vmlinux" LIBBPF_SYSROOT="$sysroot"
 # and the libtraceevent plugin that trace-cmd prints deferred user stacks
 # with (userspace/trace-cmd).
 inroot make -s -C "$TOP/userspace/trace-cmd" \

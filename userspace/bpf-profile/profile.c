@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bpf-profile: sample the user stacks of a command with BPF, as bcc's
+ * profile tool does, but with deferred user stacks: the stacks are walked
+ * when the task returns to user space, with SFrame where it has it, so
+ * that a program built without frame pointers gives whole stacks.
+ *
+ *	bpf-profile [-F HZ] [-o FILE] COMMAND [ARG...]
+ *
+ * Runs COMMAND, samples it HZ times a second of its CPU time (cpu-clock,
+ * user mode only), and writes to FILE (standard output by default):
+ *
+ *	# a comment line with the counts
+ *	maps:
+ *	START END PATH		(each file mapping of the command, in hex)
+ *	stacks:
+ *	COUNT IP IP ...		(each distinct stack, innermost first)
+ *
+ * scripts/bpf-profile-report.py names the frames and draws the flame graph.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/perf_event.h>
+#include <linux/types.h>
+
+#include <bpf/libbpf.h>
+
+#include "profile.h"
+#include "profile.skel.h"
+
+struct stack {
+	uint64_t count;
+	int nr;
+	uint64_t ips[PROFILE_MAX_FRAMES];
+};
+
+/* Samples whose stack has not come yet, by cookie */
+#define MAX_PENDING 64
+static struct { uint64_t cookie, count; } pending[MAX_PENDING];
+static int nr_pending;
+
+static struct stack *stacks;
+static size_t nr_stacks, max_stacks;
+static uint64_t samples, unmatched, failed, dropped;
+
+static char *maps;
+static size_t maps_len;
+
+static int on_rec(void *ctx, void *data, size_t size)
+{
+	const struct profile_rec *r = data;
+	uint64_t count = 0;
+	int i;
+
+	if (size < sizeof(*r))
+		return 0;
+	if (r->kind == PROFILE_SAMPLE) {
+		samples++;
+		if (!r->cookie) {
+			failed++;
+			return 0;
+		}
+		for (i = 0; i < nr_pending; i++) {
+			if (pending[i].cookie == r->cookie) {
+				pending[i].count++;
+				return 0;
+			}
+		}
+		if (nr_pending == MAX_PENDING) {
+			/* The oldest never got its stack */
+			unmatched += pending[0].count;
+			memmove(pending, pending + 1,
+				--nr_pending * sizeof(pending[0]));
+		}
+		pending[nr_pending].cookie = r->cookie;
+		pending[nr_pending++].count = 1;
+		return 0;
+	}
+
+	for (i = 0; i < nr_pending; i++) {
+		if (pending[i].cookie == r->cookie) {
+			count = pending[i].count;
+			memmove(pending + i, pending + i + 1,
+				(--nr_pending - i) * sizeof(pending[0]));
+			break;
+		}
+	}
+	if (!count)
+		return 0;
+	if (r->nr < 0) {
+		dropped += count;
+		return 0;
+	}
+	if (nr_stacks == max_stacks) {
+		size_t n = max_stacks ? 2 * max_stacks : 1024;
+		struct stack *s = realloc(stacks, n * sizeof(*s));
+
+		if (!s) {
+			dropped += count;
+			return 0;
+		}
+		stacks = s;
+		max_stacks = n;
+	}
+	stacks[nr_stacks].count = count;
+	stacks[nr_stacks].nr = r->nr;
+	memcpy(stacks[nr_stacks].ips, r->ips, r->nr * sizeof(r->ips[0]));
+	nr_stacks++;
+	return 0;
+}
+
+/* Keep the file mappings of @pid, as they were last seen alive. */
+static void save_maps(pid_t pid)
+{
+	char path[64], line[512], *buf = NULL;
+	size_t len = 0;
+	FILE *f, *out;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	out = open_memstream(&buf, &len);
+	if (!out) {
+		fclose(f);
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long start, end;
+		char *file = strchr(line, '/');
+
+		if (file && sscanf(line, "%lx-%lx", &start, &end) == 2)
+			fprintf(out, "%lx %lx %s", start, end, file);
+	}
+	fclose(f);
+	fclose(out);
+	if (len) {
+		free(maps);
+		maps = buf;
+		maps_len = len;
+	} else {
+		free(buf);
+	}
+}
+
+static int cmp_stack(const void *a, const void *b)
+{
+	const struct stack *x = a, *y = b;
+
+	if (x->nr != y->nr)
+		return x->nr < y->nr ? -1 : 1;
+	return memcmp(x->ips, y->ips, x->nr * sizeof(x->ips[0]));
+}
+
+static void write_profile(FILE *out, const char *cmd, int hz,
+			  uint64_t lost)
+{
+	size_t i, j, distinct = 0;
+
+	qsort(stacks, nr_stacks, sizeof(stacks[0]), cmp_stack);
+	for (i = 0; i < nr_stacks; i = j) {
+		for (j = i + 1; j < nr_stacks && !cmp_stack(&stacks[i], &stacks[j]); j++)
+			stacks[i].count += stacks[j].count;
+		distinct++;
+	}
+	for (i = 0; i < (size_t)nr_pending; i++)
+		unmatched += pending[i].count;
+
+	fprintf(out, "# bpf-profile %s: %llu samples at %d Hz, %zu distinct stacks; without a stack: %llu not requested, %llu not delivered, %llu unreadable; %llu records lost\n",
+		cmd, (unsigned long long)samples, hz, distinct,
+		(unsigned long long)failed, (unsigned long long)unmatched,
+		(unsigned long long)dropped, (unsigned long long)lost);
+	fprintf(out, "maps:\n");
+	if (maps_len)
+		fwrite(maps, 1, maps_len, out);
+	fprintf(out, "stacks:\n");
+	for (i = 0; i < nr_stacks; i = j) {
+		uint64_t count = stacks[i].count;
+
+		for (j = i + 1; j < nr_stacks && !cmp_stack(&stacks[i], &stacks[j]); j++)
+			;
+		fprintf(out, "%llu", (unsigned long long)count);
+		for (int k = 0; k < stacks[i].nr; k++)
+			fprintf(out, " %llx", (unsigned long long)stacks[i].ips[k]);
+		fputc('\n', out);
+	}
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: bpf-profile [-F HZ] [-o FILE] COMMAND [ARG...]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.freq = 1,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	struct bpf_link *on_sample = NULL, *on_stack = NULL;
+	int opt, hz = 499, go[2], fd = -1, status = 0;
+	struct profile_bpf *skel;
+	struct ring_buffer *rb;
+	const char *output = NULL;
+	FILE *out = stdout;
+	pid_t pid;
+	char c;
+
+	while ((opt = getopt(argc, argv, "+F:o:")) != -1) {
+		switch (opt) {
+		case 'F':
+			hz = atoi(optarg);
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind >= argc || hz <= 0)
+		usage();
+
+	if (pipe(go))
+		return perror("pipe"), 1;
+	pid = fork();
+	if (pid < 0)
+		return perror("fork"), 1;
+	if (!pid) {
+		/* Start once the profiler is attached */
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		close(go[0]);
+		execvp(argv[optind], argv + optind);
+		perror(argv[optind]);
+		_exit(127);
+	}
+	close(go[0]);
+
+	skel = profile_bpf__open_and_load();
+	if (!skel) {
+		perror("loading profile.bpf.o");
+		goto kill;
+	}
+	skel->bss->target_tgid = pid;
+	rb = ring_buffer__new(bpf_map__fd(skel->maps.events), on_rec, NULL,
+			      NULL);
+	on_stack = bpf_program__attach(skel->progs.stack);
+	attr.sample_freq = hz;
+	fd = syscall(SYS_perf_event_open, &attr, pid, -1, -1,
+		     PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0)
+		on_sample = bpf_program__attach_perf_event(skel->progs.sample, fd);
+	if (!rb || !on_stack || !on_sample) {
+		perror("attaching");
+		goto kill;
+	}
+	if (write(go[1], "g", 1) != 1)
+		goto kill;
+	close(go[1]);
+
+	/* Run until the command exits, keeping its maps as they were. */
+	for (;;) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+
+		if (w == pid)
+			break;
+		save_maps(pid);
+		ring_buffer__poll(rb, 100);
+	}
+	ring_buffer__consume(rb);
+
+	if (output) {
+		out = fopen(output, "w");
+		if (!out)
+			return perror(output), 1;
+	}
+	write_profile(out, argv[optind], hz, skel->bss->lost);
+	if (out != stdout)
+		fclose(out);
+	bpf_link__destroy(on_sample);
+	bpf_link__destroy(on_stack);
+	close(fd);
+	ring_buffer__free(rb);
+	profile_bpf__destroy(skel);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+
+kill:
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return 1;
+}

@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Rules for libbpf programs, included by the Makefiles that build them
+# (tests/guest, userspace/bpf-profile) for the architecture of
+# CROSS_COMPILE, into $(O)/bpf:
+#
+#	$(O)/bpf/vmlinux.h	the types of the kernel under test, from the
+#				BTF of its VMLINUX
+#	$(O)/bpf/NAME.skel.h	the libbpf skeleton of SRCDIR/NAME.bpf.c
+#
+# and the flags to build and link their loaders with: BPF_CFLAGS,
+# BPF_LIBS.  libbpf is the one of the guest's root (LIBBPF_SYSROOT: the
+# arm64 guest root; empty for x86_64, whose guest runs in the toolchain
+# root), its headers copied into $(O)/bpf/include.
+
+VMLINUX ?= $(error VMLINUX= is required)
+LIBBPF_SYSROOT ?=
+BPF_SRCDIR ?= .
+BPF_ARCH := $(if $(findstring aarch64,$(CROSS_COMPILE)),arm64,x86)
+BPF_LIBDIR := $(LIBBPF_SYSROOT)/usr/lib/$(if $(findstring aarch64,$(CROSS_COMPILE)),aarch64,x86_64)-linux-gnu
+BPF_CFLAGS := -I$(O)/bpf -I$(O)/bpf/include -I$(BPF_SRCDIR)
+BPF_LIBS := $(BPF_LIBDIR)/libbpf.so.1 -Wl,-rpath-link,$(BPF_LIBDIR)
+
+$(O)/bpf/vmlinux.h: $(VMLINUX)
+	@mkdir -p $(@D)
+	bpftool btf dump file $< format c > $@.tmp && mv $@.tmp $@
+
+$(O)/bpf/include/bpf/libbpf.h: $(LIBBPF_SYSROOT)/usr/include/bpf/libbpf.h
+	@mkdir -p $(@D)
+	cp $(<D)/*.h $(@D)/
+
+# vmlinux.h declares the anonymous members of the kernel's structures,
+# which clang warns about.
+$(O)/bpf/%.bpf.o: $(BPF_SRCDIR)/%.bpf.c $(O)/bpf/vmlinux.h \
+		  $(O)/bpf/include/bpf/libbpf.h
+	clang -g -O2 -Wall -Wno-missing-declarations -target bpf \
+		-D__TARGET_ARCH_$(BPF_ARCH) -I$(O)/bpf -I$(O)/bpf/include \
+		-I$(BPF_SRCDIR) -c -o $@ $<
+
+$(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
+	bpftool gen skeleton $< > $@.tmp && mv $@.tmp $@
+
+.SECONDARY:
