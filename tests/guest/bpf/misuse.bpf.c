@@ -36,9 +36,23 @@ int cookie_too_small(struct pt_regs *ctx)
 	return bpf_unwind_user_request((__u64 *)((char *)cookie + 4), 0);
 }
 
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 1);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, 64 * sizeof(__u64));
+} stacks SEC(".maps");
+
 /* bpf_get_stackid() stores stacks in a stack trace map only */
 SEC("uprobe.s")
 int stackid_hash_map(struct pt_regs *ctx)
 {
 	return bpf_get_stackid(ctx, &hash, BPF_F_USER_STACK);
+}
+
+/* and a sleepable program has no stack trace map */
+SEC("uprobe.s")
+int stackid_sleepable(struct pt_regs *ctx)
+{
+	return bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
 }

@@ -4,8 +4,9 @@
  * user stack of the task under test, and the program that receives the
  * deferred stacks.  Each event asks twice, to see that the requests of
  * one entry into the kernel share one cookie and one walk, and takes the
- * stack bpf_get_stack() gives there: with frame pointers only where the
- * program cannot fault, and like the deferred stack in a sleepable one.
+ * stacks bpf_get_stack() and bpf_get_stackid() give there: with frame
+ * pointers only where the program cannot fault, and like the deferred
+ * stack in a sleepable one.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -21,6 +22,13 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 1 << 20);
 } events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 256);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, USTACK_MAX * sizeof(__u64));
+} stacks SEC(".maps");
 
 /* Set by ustack.c before it attaches anything */
 __u32 target_tgid;
@@ -53,6 +61,10 @@ static __always_inline int on_event(void *ctx, __u32 source, __u64 ip)
 	r->ret_again = bpf_unwind_user_request(&r->cookie_again, 0);
 	n = bpf_get_stack(ctx, r->ips, sizeof(r->ips), BPF_F_USER_STACK);
 	r->nr = n < 0 ? n : n / sizeof(r->ips[0]);
+	if (source != SRC_UPROBE_SLEEPABLE)
+		r->stackid = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+	else
+		r->stackid = -1;
 	bpf_ringbuf_submit(r, 0);
 	return 0;
 }

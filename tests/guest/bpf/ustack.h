@@ -33,6 +33,8 @@ struct ustack_rec {
 	__s32 ret;		/* of the first request */
 	__s32 ret_again;	/* of a second request, in the same event */
 	__s32 nr;		/* frames in ips, or what bpf_get_stack() returned */
+	__s32 stackid;		/* of bpf_get_stackid(), in the stack map */
+	__u32 pad;
 	__u64 cookie;
 	__u64 cookie_again;	/* of the second request */
 	__u64 ip;		/* the user IP of a page-fault sample */
