@@ -64,6 +64,10 @@ arch_vars()
 # Run a command inside the toolchain root.  The project and the cache are
 # bound at the same paths as on the host so that paths printed by the
 # tools are valid on both sides.  BWRAP_EXTRA: more bwrap options.
+# ccache leaves the build directory out of its hashes: the kernels have
+# debug info (for BTF), which ccache would otherwise cache per directory,
+# and the trees of make check, make demo and make kernel would share
+# nothing.  Their debug info may then name another tree's directory.
 inroot()
 {
 	[ -x "$ROOT/usr/bin/gcc" ] || die "toolchain root missing: run 'make toolchain'"
@@ -78,6 +82,7 @@ inroot()
 		--setenv HOME "$HOME" \
 		--setenv PATH /usr/lib/ccache:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		--setenv CCACHE_DIR "$CACHE/ccache" \
+		--setenv CCACHE_NOHASHDIR 1 \
 		--setenv LC_ALL C.UTF-8 \
 		--chdir "$PWD" \
 		"$@"

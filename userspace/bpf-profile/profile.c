@@ -7,8 +7,9 @@
  *
  *	bpf-profile [-F HZ] [-o FILE] COMMAND [ARG...]
  *
- * Runs COMMAND, samples it HZ times a second of its CPU time (cpu-clock,
- * user mode only), and writes to FILE (standard output by default):
+ * Runs COMMAND, samples every CPU HZ times a second of its time (cpu-clock,
+ * user mode only), as bcc's profile does, keeps the samples of COMMAND's
+ * threads, and writes to FILE (standard output by default):
  *
  *	# a comment line with the counts
  *	maps:
@@ -18,7 +19,9 @@
  *
  * scripts/bpf-profile-report.py names the frames and draws the flame graph.
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdint.h>
@@ -211,8 +214,8 @@ int main(int argc, char **argv)
 		.exclude_kernel = 1,
 		.exclude_hv = 1,
 	};
-	struct bpf_link *on_sample = NULL, *on_stack = NULL;
-	int opt, hz = 499, go[2], fd = -1, status = 0;
+	int opt, hz = 499, go[2], execed[2], status = 0, cpu, nr_cpus;
+	struct bpf_link *on_stack = NULL, **on_sample;
 	struct profile_bpf *skel;
 	struct ring_buffer *rb;
 	const char *output = NULL;
@@ -235,22 +238,31 @@ int main(int argc, char **argv)
 	if (optind >= argc || hz <= 0)
 		usage();
 
-	if (pipe(go))
+	/* execed: closed by the exec, for the first maps to be COMMAND's */
+	if (pipe(go) || pipe2(execed, O_CLOEXEC))
 		return perror("pipe"), 1;
+	nr_cpus = libbpf_num_possible_cpus();
+	on_sample = calloc(nr_cpus > 0 ? nr_cpus : 1, sizeof(*on_sample));
+	if (nr_cpus <= 0 || !on_sample)
+		return fprintf(stderr, "cannot count the CPUs\n"), 1;
 	pid = fork();
 	if (pid < 0)
 		return perror("fork"), 1;
 	if (!pid) {
 		/* Start once the profiler is attached */
 		close(go[1]);
+		close(execed[0]);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);
 		close(go[0]);
 		execvp(argv[optind], argv + optind);
 		perror(argv[optind]);
+		if (write(execed[1], "x", 1) != 1)
+			_exit(126);
 		_exit(127);
 	}
 	close(go[0]);
+	close(execed[1]);
 
 	skel = profile_bpf__open_and_load();
 	if (!skel) {
@@ -261,18 +273,32 @@ int main(int argc, char **argv)
 	rb = ring_buffer__new(bpf_map__fd(skel->maps.events), on_rec, NULL,
 			      NULL);
 	on_stack = bpf_program__attach(skel->progs.stack);
-	attr.sample_freq = hz;
-	fd = syscall(SYS_perf_event_open, &attr, pid, -1, -1,
-		     PERF_FLAG_FD_CLOEXEC);
-	if (fd >= 0)
-		on_sample = bpf_program__attach_perf_event(skel->progs.sample, fd);
-	if (!rb || !on_stack || !on_sample) {
+	if (!rb || !on_stack) {
 		perror("attaching");
 		goto kill;
+	}
+	attr.sample_freq = hz;
+	for (cpu = 0; cpu < nr_cpus; cpu++) {
+		int fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1,
+				 PERF_FLAG_FD_CLOEXEC);
+
+		/* A possible CPU may be offline */
+		if (fd < 0 && errno == ENODEV)
+			continue;
+		if (fd >= 0)
+			on_sample[cpu] = bpf_program__attach_perf_event(skel->progs.sample, fd);
+		if (!on_sample[cpu]) {
+			perror("sampling");
+			goto kill;
+		}
 	}
 	if (write(go[1], "g", 1) != 1)
 		goto kill;
 	close(go[1]);
+	if (read(execed[0], &c, 1) != 0) {
+		fprintf(stderr, "%s: exec failed\n", argv[optind]);
+		goto kill;
+	}
 
 	/* Run until the command exits, keeping its maps as they were. */
 	for (;;) {
@@ -293,9 +319,9 @@ int main(int argc, char **argv)
 	write_profile(out, argv[optind], hz, skel->bss->lost);
 	if (out != stdout)
 		fclose(out);
-	bpf_link__destroy(on_sample);
+	for (cpu = 0; cpu < nr_cpus; cpu++)
+		bpf_link__destroy(on_sample[cpu]);
 	bpf_link__destroy(on_stack);
-	close(fd);
 	ring_buffer__free(rb);
 	profile_bpf__destroy(skel);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;

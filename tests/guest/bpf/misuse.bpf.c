@@ -56,3 +56,12 @@ int stackid_sleepable(struct pt_regs *ctx)
 {
 	return bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
 }
+
+/* An iterator runs for the task reading it, whose stack means nothing */
+SEC("iter/task")
+int iter_request(struct bpf_iter__task *ctx)
+{
+	__u64 cookie;
+
+	return bpf_unwind_user_request(&cookie, 0);
+}
