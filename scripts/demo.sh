@@ -83,7 +83,9 @@ log "profiling in the guest (QEMU TCG; a few minutes)"
 # reports are made on the host, where the binaries are at the same paths.
 # perf runs with a libdebuginfod.so.1 without servers: the real one's
 # libcurl has crashed perf in the guests (tests/guest/nodebuginfod).
-"$TOP/scripts/vm.sh" x86_64 "$tree" 1200 "
+# The guest runs a script of its own: a command this long would not fit
+# on the kernel command line that virtme-ng passes it on.
+cat > "$demo/guest.sh" <<EOF
 set -e
 cd $demo
 export LD_LIBRARY_PATH=$demo/guest/nodebuginfod
@@ -94,26 +96,29 @@ for mode in $modes; do
 	esac
 	cg=fp,defer
 	[ \$mode = dwarf ] && cg=dwarf
-	echo \"== \$mode: \$bin, --call-graph \$cg\"
+	echo "== \$mode: \$bin, --call-graph \$cg"
 	perf record -q -B -F $rate -e cpu-clock:u --call-graph \$cg \\
 		-o /tmp/perf-\$mode.data ./lua/\$bin $TOP/tests/demo/workload.lua $rounds
 	cat /tmp/perf-\$mode.data > perf-\$mode.data
 done
 mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
 for mode in $tcmodes; do
-	echo \"== trace-cmd: lua-\$mode\"
+	echo "== trace-cmd: lua-\$mode"
 	trace-cmd record -q --proc-map -o /tmp/tc-\$mode.dat -F \\
 		-e sched:sched_stat_runtime -O userstacktrace_deferred \\
 		./lua/lua-\$mode $TOP/tests/demo/workload.lua $rounds
 	cat /tmp/tc-\$mode.dat > trace-cmd-\$mode.dat
 done
 for mode in $tcmodes; do
-	echo \"== bpf-profile: lua-\$mode\"
+	echo "== bpf-profile: lua-\$mode"
 	guest/bpf-profile/bpf-profile -F $rate -o /tmp/bpf-\$mode.txt \\
 		./lua/lua-\$mode $TOP/tests/demo/workload.lua $rounds
 	cat /tmp/bpf-\$mode.txt > bpf-profile-\$mode.txt
 done
-" > "$demo/guest.log" 2>&1 || { tail -n 30 "$demo/guest.log"; die "guest run failed"; }
+EOF
+"$TOP/scripts/vm.sh" x86_64 "$tree" 1200 "bash $demo/guest.sh" \
+	> "$demo/guest.log" 2>&1 ||
+	{ tail -n 30 "$demo/guest.log"; die "guest run failed"; }
 
 for mode in $modes; do
 	log "reports: $mode"

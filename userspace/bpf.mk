@@ -13,7 +13,7 @@
 # arm64 guest root; empty for x86_64, whose guest runs in the toolchain
 # root), its headers copied into $(O)/bpf/include.
 
-VMLINUX ?= $(error VMLINUX= is required)
+VMLINUX ?=
 LIBBPF_SYSROOT ?=
 BPF_SRCDIR ?= .
 BPF_ARCH := $(if $(findstring aarch64,$(CROSS_COMPILE)),arm64,x86)
@@ -21,9 +21,14 @@ BPF_LIBDIR := $(LIBBPF_SYSROOT)/usr/lib/$(if $(findstring aarch64,$(CROSS_COMPIL
 BPF_CFLAGS := -I$(O)/bpf -I$(O)/bpf/include -I$(BPF_SRCDIR)
 BPF_LIBS := $(BPF_LIBDIR)/libbpf.so.1 -Wl,-rpath-link,$(BPF_LIBDIR)
 
+ifneq ($(VMLINUX),)
 $(O)/bpf/vmlinux.h: $(VMLINUX)
 	@mkdir -p $(@D)
 	bpftool btf dump file $< format c > $@.tmp && mv $@.tmp $@
+else
+$(O)/bpf/vmlinux.h:
+	@echo "VMLINUX= (a kernel built with BTF) is required for $@" >&2; exit 1
+endif
 
 $(O)/bpf/include/bpf/libbpf.h: $(LIBBPF_SYSROOT)/usr/include/bpf/libbpf.h
 	@mkdir -p $(@D)
