@@ -101,19 +101,24 @@ for mode in $modes; do
 		-o /tmp/perf-\$mode.data ./lua/\$bin $TOP/tests/demo/workload.lua $rounds
 	cat /tmp/perf-\$mode.data > perf-\$mode.data
 done
-mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
-for mode in $tcmodes; do
-	echo "== trace-cmd: lua-\$mode"
-	trace-cmd record -q --proc-map -o /tmp/tc-\$mode.dat -F \\
-		-e sched:sched_stat_runtime -O userstacktrace_deferred \\
-		./lua/lua-\$mode $TOP/tests/demo/workload.lua $rounds
-	cat /tmp/tc-\$mode.dat > trace-cmd-\$mode.dat
-done
 for mode in $tcmodes; do
 	echo "== bpf-profile: lua-\$mode"
 	guest/bpf-profile/bpf-profile -F $rate -o /tmp/bpf-\$mode.txt \\
 		./lua/lua-\$mode $TOP/tests/demo/workload.lua $rounds
 	cat /tmp/bpf-\$mode.txt > bpf-profile-\$mode.txt
+done
+mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
+# trace-cmd record -F once stayed after its program had exited, until the
+# guest's time ran out: it is stopped with SIGINT after 5 minutes, and
+# writes what it recorded.
+for mode in $tcmodes; do
+	echo "== trace-cmd: lua-\$mode"
+	timeout -s INT 300 trace-cmd record -q --proc-map \\
+		-o /tmp/tc-\$mode.dat -F \\
+		-e sched:sched_stat_runtime -O userstacktrace_deferred \\
+		./lua/lua-\$mode $TOP/tests/demo/workload.lua $rounds ||
+		echo "trace-cmd exited with \$?"
+	cat /tmp/tc-\$mode.dat > trace-cmd-\$mode.dat
 done
 EOF
 "$TOP/scripts/vm.sh" x86_64 "$tree" 1200 "bash $demo/guest.sh" \
