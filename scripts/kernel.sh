@@ -32,10 +32,33 @@ kmake=(make -s -j"$JOBS" O="$kout" ARCH="$karch" CROSS_COMPILE="$cross"
        CC="ccache ${cross}gcc" KBUILD_BUILD_TIMESTAMP=0
        KBUILD_BUILD_USER=sframe KBUILD_BUILD_HOST=ci)
 
-# Reconfigure only when an input of the config changed.
+# config_missing: does the config lack an option that a fragment asks for?
+config_missing()
+{
+	local f line opt missing=1
+
+	for f in "${frags[@]}"; do
+		while IFS= read -r line; do
+			case $line in
+			CONFIG_*=n) opt=${line%=n}
+				grep -q "^$opt=" "$kout/.config" &&
+					{ echo "config: $opt is set" >&2; missing=0; } ;;
+			CONFIG_*=*) grep -qx "$line" "$kout/.config" ||
+					{ echo "config: $line not set" >&2; missing=0; } ;;
+			esac
+		done < "$f"
+	done
+	return $missing
+}
+
+# Reconfigure when an input of the config changed, or when the config
+# lost a requested option: a run interrupted while it reconfigured, or
+# while bisect.sh had an older prefix's config in place, leaves one.
 stamp=$( (echo "$VIRTME_DROP"; cat "${frags[@]}") | sha256sum | cut -c1-16)
-if [ "$(cat "$kout/.config-inputs" 2>/dev/null)" != "$stamp" ] || [ ! -e "$kout/.config" ]; then
+if [ "$(cat "$kout/.config-inputs" 2>/dev/null)" != "$stamp" ] ||
+   [ ! -e "$kout/.config" ] || config_missing 2>/dev/null; then
 	log "configuring $arch kernel"
+	rm -f "$kout/.config-inputs"
 	# virtme-ng's minimal options on top of allnoconfig, without what
 	# the tests do not use and what costs build time: debug info, KVM,
 	# BPF, graphics, sound, SCSI, DAX, snaps, IP networking, input.
@@ -46,17 +69,7 @@ if [ "$(cat "$kout/.config-inputs" 2>/dev/null)" != "$stamp" ] || [ ! -e "$kout/
 		"$kout/.config" "$kout/virtme.config" "${frags[@]}" >/dev/null
 	inroot "${kmake[@]}" olddefconfig </dev/null >/dev/null
 	# Every requested option must have survived olddefconfig.
-	missing=0
-	for f in "${frags[@]}"; do
-		while IFS= read -r line; do
-			case $line in
-			CONFIG_*=n) opt=${line%=n}
-				grep -q "^$opt=" "$kout/.config" && { echo "config: $opt is set" >&2; missing=1; } ;;
-			CONFIG_*=*) grep -qx "$line" "$kout/.config" || { echo "config: $line not set" >&2; missing=1; } ;;
-			esac
-		done < "$f"
-	done
-	[ $missing -eq 0 ] || die "$arch config lacks requested options"
+	! config_missing || die "$arch config lacks requested options"
 	echo "$stamp" > "$kout/.config-inputs"
 fi
 
