@@ -108,17 +108,19 @@ for mode in $tcmodes; do
 	cat /tmp/bpf-\$mode.txt > bpf-profile-\$mode.txt
 done
 mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
-# trace-cmd record -F once stayed after its program had exited, until the
-# guest's time ran out: it is stopped with SIGINT after 5 minutes, and
-# writes what it recorded.
+# trace-cmd record -F has stayed after its program had exited (the third
+# run, lua-fp, in two runs of make demo; not yet explained): it gets
+# SIGINT after 5 minutes and SIGKILL 10 seconds later, and its mode is
+# reported as stalled.
 for mode in $tcmodes; do
 	echo "== trace-cmd: lua-\$mode"
-	timeout -s INT 300 trace-cmd record -q --proc-map \\
+	rm -f /tmp/tc-\$mode.dat
+	timeout -k 10 -s INT 300 trace-cmd record -q --proc-map \\
 		-o /tmp/tc-\$mode.dat -F \\
 		-e sched:sched_stat_runtime -O userstacktrace_deferred \\
 		./lua/lua-\$mode $TOP/tests/demo/workload.lua $rounds ||
 		echo "trace-cmd exited with \$?"
-	cat /tmp/tc-\$mode.dat > trace-cmd-\$mode.dat
+	cat /tmp/tc-\$mode.dat > trace-cmd-\$mode.dat || true
 done
 EOF
 "$TOP/scripts/vm.sh" x86_64 "$tree" 1200 "bash $demo/guest.sh" \
@@ -148,10 +150,13 @@ rm -rf "$demo/.flame" "$demo/.flame.log"
 for mode in $tcmodes; do
 	log "trace-cmd report: $mode"
 	data=$demo/trace-cmd-$mode.dat
-	TRACEEVENT_PLUGIN_DIR=$demo/guest/plugins inroot trace-cmd report \
-		-i "$data" > "$demo/.report.txt" 2>/dev/null
-	inroot trace-cmd dump --options -i "$data" > "$demo/.maps.txt" 2>/dev/null
 	printf "%-9s " "$mode" > "$demo/.tc-$mode"
+	if ! TRACEEVENT_PLUGIN_DIR=$demo/guest/plugins inroot trace-cmd report \
+		-i "$data" > "$demo/.report.txt" 2>/dev/null ||
+	   ! inroot trace-cmd dump --options -i "$data" > "$demo/.maps.txt" 2>/dev/null; then
+		echo "(trace-cmd record stalled: see guest.log)" >> "$demo/.tc-$mode"
+		continue
+	fi
 	inroot python3 "$TOP/scripts/trace-cmd-stacks.py" "$demo/.report.txt" \
 		"$demo/.maps.txt" "$demo/stacks-$mode.txt" >> "$demo/.tc-$mode"
 done
