@@ -2,129 +2,320 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # bisect.sh TREE [ARCH...] - check that every prefix of the series in TREE
-# (the commits on top of tag base) compiles what its patch touches: each
-# touched .c file, and for each touched header the files of the config
-# that include it (up to a few).  Generic code is compiled for every ARCH
-# (default: x86_64 arm64), arch/<arch>/ code for that architecture only.
-# The kernels of TREE must have been built once, so that the objects of
-# the config are known.  Prints one "ok"/"not ok" line per patch and arch;
-# exits non-zero if any failed.  TREE is left at its original HEAD, its
-# kernel configs as they were.  BISECT_FROM=REV checks only the commits
-# after REV.
+# (the commits on top of tag base) builds what its patch can break, for
+# each ARCH (default: x86_64 arm64), and that what it builds links.
+#
+# A real build of every prefix ("git rebase -x make") costs far more
+# than make check's time (scripts/bisect-full.sh measures it); this
+# builds, at each prefix, the targets that kbuild's own dependency files
+# say the patch touches:
+#   - the object of each touched source file that the config builds;
+#   - the objects that include a touched header, as the .cmd files of
+#     the full series' build list them: all of them up to BISECT_CAP
+#     (default 24) per header, those in the series' own directories
+#     first, then an even sample of the rest;
+#   - the directory of a touched Makefile or of a touched target that is
+#     not an object (linker scripts, the vDSO, host programs);
+#   - the config, again, after a touched Kconfig;
+# then checks that every global symbol the built-in objects built there
+# use is defined: by the series' own objects, built at the same prefix,
+# or by the rest of the kernel.  User space that a patch touches is built
+# too: the sframe selftests for each ARCH (incrementally, in a directory
+# of their own), and on the host tools/testing/sframe and
+# tools/testing/vma.
+#
+# What this can miss: an includer of a widely used header beyond the cap
+# (the full kernel build of the series, and the next patch that touches
+# the header, catch most); a failure in a config other than the test
+# kernels'; modpost and BTF, which run at the final link only.
+#
+# The kernels of TREE must have been built once, at its HEAD.  Prints one
+# "ok"/"not ok" line per patch and arch; exits non-zero if any failed.
+# TREE is left at its original HEAD, its kernel configs as they were.
+# BISECT_FROM=REV checks only the commits after REV.
 
 . "$(dirname "$0")/lib.sh"
+# sort, comm and join must agree on one order.
+export LC_ALL=C
 
 tree=$(cd "${1:?usage: bisect.sh TREE [ARCH...]}" && pwd)
 shift
 arches=("$@")
 [ ${#arches[@]} -gt 0 ] || arches=(x86_64 arm64)
-
-# Objects of ARCH's config that FILE's change can break.
-objects()
-{
-	local arch=$1 file=$2 kout=$3 dir inc
-
-	case $file in
-	arch/x86/*)	[ "$arch" = x86_64 ] || return 0 ;;
-	arch/arm64/*)	[ "$arch" = arm64 ] || return 0 ;;
-	arch/*)		return 0 ;;
-	tools/*|Documentation/*|samples/*|MAINTAINERS) return 0 ;;
-	esac
-
-	case $file in
-	*.c)
-		echo "${file%.c}.o"
-		;;
-	*.h)
-		case $file in
-		include/uapi/*)		inc="<${file#include/uapi/}>" ;;
-		include/*)		inc="<${file#include/}>" ;;
-		arch/*/include/uapi/*)	inc="<${file#arch/*/include/uapi/}>" ;;
-		arch/*/include/*)	inc="<${file#arch/*/include/}>" ;;
-		*)			inc="\"$(basename "$file")\"" ;;
-		esac
-		dir=.
-		case $inc in
-		\"*) dir=$(dirname "$file") ;;
-		esac
-		# Includers that this config builds, a few of them; for a
-		# header that only headers include, the includers of those.
-		{
-			git grep -l -F "#include $inc" -- "$dir/*.c" || true
-			[ "$dir" != . ] ||
-			git grep -l -F "#include $inc" -- 'include/*.h' |
-			while read -r h; do
-				git grep -l -F "#include <${h#include/}>" -- '*.c' || true
-			done || true
-		} | while read -r c; do
-			[ ! -e "$kout/${c%.c}.o" ] || echo "${c%.c}.o"
-		done | head -n 3 || true
-		;;
-	esac
-}
-
-# Is OBJ built in the config at $kout?  It is when its directory's
-# Makefile lists it under obj-y, or under obj-$(CONFIG_X) with X set.
-enabled()
-{
-	local obj=$1 kout=$2 line sym
-
-	line=$(grep -E "^[[:space:]]*obj-\\\$\(CONFIG_[A-Z0-9_]+\)[[:space:]]*[+:]?=.*[[:space:]]$(basename "$obj")([[:space:]]|$)" \
-		"$tree/$(dirname "$obj")/Makefile" 2>/dev/null | head -n 1 || true)
-	[ -n "$line" ] || return 0
-	sym=$(echo "$line" | sed -E 's/^[[:space:]]*obj-\$\((CONFIG_[A-Z0-9_]+)\).*/\1/')
-	grep -q "^$sym=y" "$kout/.config"
-}
-
-# Compile at commit $c (number $k) for ARCH what its patch touches; print
-# one "ok"/"not ok" line.  Returns non-zero on a failure.
-check_arch()
-{
-	local arch=$1 kout karch cross name log f objs kmake
-
-	kout=$(kbuild_dir "$arch" "$tree")
-	name="bisect $k/$total $arch: $subject"
-	if [ ! -e "$kout/vmlinux" ]; then
-		echo "not ok - $name (no $arch kernel build to compile in)"
-		return 1
-	fi
-	arch_vars "$arch"
-	karch=$KARCH cross=$CROSS
-	log="$kout/bisect-$k.log"
-	: > "$log"
-	kmake=(make -s -j"$JOBS" O="$kout" ARCH=$karch CROSS_COMPILE=$cross
-	       CC="ccache ${cross}gcc")
-	# The config at this prefix decides what is built; it changes only
-	# with a Kconfig file (and at the first prefix checked, after the
-	# full series' config).
-	if { [ "$first" = 1 ] || grep -q 'Kconfig' <<< "$files"; } &&
-	   ! (cd "$tree" && inroot "${kmake[@]}" olddefconfig) > "$log" 2>&1; then
-		echo "not ok - $name (olddefconfig)"
-		sed 's/^/#   /' "$log" | tail -n 30
-		return 1
-	fi
-	objs=()
-	for f in $files; do
-		[ -e "$tree/$f" ] || continue
-		mapfile -t -O ${#objs[@]} objs < <(cd "$tree" && objects "$arch" "$f" "$kout")
-	done
-	mapfile -t objs < <(printf '%s\n' ${objs[@]+"${objs[@]}"} | sort -u |
-		while read -r o; do
-			[ -n "$o" ] && enabled "$o" "$kout" && echo "$o"
-		done)
-	if [ ${#objs[@]} -gt 0 ] &&
-	   ! (cd "$tree" && inroot env CCACHE_BASEDIR="$tree" \
-		"${kmake[@]}" "${objs[@]}") >> "$log" 2>&1; then
-		echo "not ok - $name"
-		sed 's/^/#   /' "$log" | tail -n 30
-		return 1
-	fi
-	echo "ok - $name (${objs[*]:-no objects in this config})"
-}
+cap=${BISECT_CAP:-24}
 
 head=$(git -C "$tree" rev-parse HEAD)
 branch=$(git -C "$tree" symbolic-ref -q --short HEAD || true)
 tmp=$(mktemp -d)
+
+# Every file the series changes, and the directories of its sources.
+git -C "$tree" diff --name-only base.."$head" > "$tmp/series-files"
+grep -E '\.[cS]$' "$tmp/series-files" | grep -v '^tools/' |
+	sed 's|/[^/]*$||' | sort -u > "$tmp/series-dirs" || true
+
+# The identifiers on the lines that the series adds to kernel code.
+git -C "$tree" diff base.."$head" -- . ':!tools' ':!Documentation' |
+	grep '^+' | grep -o '[A-Za-z_][A-Za-z0-9_]*' | sort -u > "$tmp/series-names"
+
+# index ARCH: "FILE<TAB>TARGET" for each file of the series that a target
+# of ARCH's build depends on, from kbuild's .cmd files (fixdep output).
+index()
+{
+	local arch=$1 kout rel
+
+	kout=$(kbuild_dir "$arch" "$tree")
+	rel=$(realpath -m --relative-to="$kout" "$tree")
+	find "$kout" -name '.*.cmd' -not -path '*/kselftest/*' \
+		-not -path '*/guest-tests/*' -not -path '*/bisect-*' -print0 |
+	xargs -0 awk -v abs="$tree/" -v rel="$rel/" -v files="$tmp/series-files" '
+		BEGIN { while ((getline f < files) > 0) want[f] = 1 }
+		function note(p) {
+			if (index(p, abs) == 1) p = substr(p, length(abs) + 1)
+			else if (index(p, rel) == 1) p = substr(p, length(rel) + 1)
+			else return
+			if (p in want) print p "\t" target
+		}
+		FNR == 1 { target = ""; deps = 0 }
+		/^source_/ { target = $1; sub(/^source_/, "", target); note($3); next }
+		/^deps_/ { if (target == "") { target = $1; sub(/^deps_/, "", target) }
+			   deps = 1; next }
+		deps && /^ *\$\(wildcard/ { next }
+		deps && NF { note($1) }
+		deps && !/\\$/ { deps = 0 }' | sort -u > "$tmp/index-$arch"
+	# Built-in objects (the link check looks at these), the symbols the
+	# full series' vmlinux defines, and which of them the series' own
+	# objects define (those may be missing at a prefix).
+	(cd "$kout" && inroot sh -c 'for a in $(find . -name built-in.a \
+		-not -path "./kselftest/*" -not -path "./bisect-*"); do
+		"$0" t "${a#./}"; done' "${CROSS}ar") |
+		grep '\.o$' | sort -u > "$tmp/builtin-$arch"
+	inroot "${CROSS}nm" --defined-only "$kout/vmlinux" | awk '{ print $3 }' |
+		sort -u > "$tmp/defined-$arch"
+	awk -F'\t' '$2 ~ /\.o$/ && $1 ~ /\.[cS]$/ { print $2 }' "$tmp/index-$arch" |
+		sort -u | grep -x -F -f "$tmp/builtin-$arch" > "$tmp/own-$arch" || true
+	for o in $(cat "$tmp/own-$arch"); do
+		nm_defined "$arch" "$o" | sed "s|\$|\t$o|"
+	done | sort -u > "$tmp/own-symbols-$arch"
+	# Of those, the ones a patch may add: the names its added lines
+	# mention.  The rest were defined at the base and stay defined.
+	cut -f1 "$tmp/own-symbols-$arch" | sort -u |
+		comm -12 - "$tmp/series-names" > "$tmp/own-defined-$arch"
+	awk -F'\t' 'NR == FNR { want[$1] = 1; next } $1 in want' \
+		"$tmp/own-defined-$arch" "$tmp/own-symbols-$arch" > "$tmp/own-symbols-$arch.new"
+	mv "$tmp/own-symbols-$arch.new" "$tmp/own-symbols-$arch"
+}
+
+# in_config KOUT OBJ: does this prefix's config build OBJ into the
+# kernel?  make evaluates the Makefile of OBJ's directory, and of each
+# parent up to a top-level directory, with the config as kbuild has it
+# (include/config/auto.conf).  Returns 2 if a Makefile cannot be read.
+in_config()
+{
+	local kout=$1 obj=$2 dir name mk objs
+
+	dir=${obj%/*} name=${obj##*/}
+	while :; do
+		mk=$dir/Makefile
+		[ -e "$tree/$dir/Kbuild" ] && mk=$dir/Kbuild
+		[ -e "$tree/$mk" ] || return 1
+		objs=$(make -s --no-print-directory -C "$tree" -f - bisect-objs <<-EOF
+			srctree := $tree
+			src := $dir
+			obj := $dir
+			include $kout/include/config/auto.conf
+			include $mk
+			bisect-objs: ; @echo \$(obj-y) \$(lib-y)
+			FORCE:
+		EOF
+		) || { echo "cannot evaluate $mk" >&2; return 2; }
+		tr ' ' '\n' <<< "$objs" | grep -qx -F "$name" || return 1
+		case $dir in
+		*/*/*|arch/*/*)	;;
+		*)		return 0 ;;
+		esac
+		name=${dir##*/}/ dir=${dir%/*}
+	done
+}
+
+# targets ARCH FILE: what to build at this prefix for a touched FILE:
+# objects, or directories (a touched Makefile, or a target that is not an
+# object: linker scripts, the vDSO, host programs).
+targets()
+{
+	local arch=$1 file=$2 all n
+
+	case $file in
+	arch/x86/*)	[ "$arch" = x86_64 ] || return 0 ;;
+	arch/arm64/*)	[ "$arch" = arm64 ] || return 0 ;;
+	arch/*/*)	return 0 ;;
+	tools/*|Documentation/*|samples/*|MAINTAINERS|*Kconfig*) return 0 ;;
+	esac
+	case $file in
+	*/Makefile|*/Kbuild)
+		echo "${file%/*}/"
+		return 0
+		;;
+	esac
+	all=$(awk -F'\t' -v f="$file" '$1 == f { print $2 }' "$tmp/index-$arch")
+	[ -n "$all" ] || return 0
+	n=$(wc -l <<< "$all")
+	if [ "$n" -gt "$cap" ]; then
+		echo "$file: $cap of its $n includers" >&2
+		{
+			grep -F -f <(sed 's|$|/|' "$tmp/series-dirs") <<< "$all" || true
+			awk -v n="$n" -v cap="$cap" 'NR % int(n / cap + 1) == 0' <<< "$all"
+		} | awk -v cap="$cap" '!seen[$0]++ && ++n <= cap'
+	else
+		echo "$all"
+	fi | while read -r t; do
+		case $t in
+		*.o)	echo "$t" ;;
+		*)	echo "${t%/*}/" ;;
+		esac
+	done
+}
+
+# nm_defined ARCH OBJ...: the global symbols that OBJ define.
+nm_defined()
+{
+	local arch=$1
+	shift
+
+	[ $# -gt 0 ] || return 0
+	(cd "$(kbuild_dir "$arch" "$tree")" &&
+	 inroot "${CROSS}nm" -g --defined-only "$@" 2>/dev/null) |
+		awk 'NF == 3 { print $3 }'
+}
+
+# link_check ARCH TARGET...: every global symbol that the built-in
+# objects built for TARGET use must be defined at this prefix: by the
+# part of the kernel that the series does not touch, by these objects,
+# or by one of the series' objects that this prefix's config links.  The directories of
+# the series' objects that define such symbols are built first.
+link_check()
+{
+	local arch=$1 kout objs used own missing
+	shift
+
+	kout=$(kbuild_dir "$arch" "$tree")
+	objs=$(printf '%s\n' "$@" | grep '\.o$' | grep -x -F -f "$tmp/builtin-$arch" || true)
+	[ -n "$objs" ] || return 0
+	# shellcheck disable=SC2086
+	used=$(cd "$kout" && inroot "${CROSS}nm" -u $objs 2>/dev/null |
+		awk '$1 == "U" { print $2 }' | sort -u)
+	own=$(comm -12 <(echo "$used") "$tmp/own-defined-$arch" |
+		join -t $'\t' - "$tmp/own-symbols-$arch" | cut -f2 | sort -u |
+		while read -r o; do
+			rc=0; in_config "$kout" "$o" || rc=$?
+			[ $rc = 1 ] || echo "$o"
+		done)
+	if [ -n "$own" ]; then
+		# shellcheck disable=SC2086
+		(cd "$tree" && inroot env CCACHE_BASEDIR="$tree" \
+			"${kmake[@]}" $own) || return 1
+	fi
+	# shellcheck disable=SC2086
+	missing=$(comm -23 <(echo "$used") \
+		<(sort -u <(comm -23 "$tmp/defined-$arch" "$tmp/own-defined-$arch") \
+			  <(nm_defined "$arch" $objs $own)))
+	[ -z "$missing" ] && return 0
+	echo "undefined at this prefix: $(echo $missing)"
+	return 1
+}
+
+# user_space ARCH: build the user space programs the patch touches.
+user_space()
+{
+	local arch=$1 kout
+
+	kout=$(kbuild_dir "$arch" "$tree")
+	if grep -qE '^(tools/testing/selftests/sframe/|tools/include/|include/uapi/)' <<< "$files" &&
+	   [ -e "$tree/tools/testing/selftests/sframe/Makefile" ]; then
+		# The uapi headers of this prefix, when they changed.
+		if [ ! -d "$kout/bisect-selftests/usr" ] ||
+		   grep -q '^include/uapi/' <<< "$files"; then
+			(cd "$tree" && inroot "${kmake[@]}" headers_install \
+				INSTALL_HDR_PATH="$kout/bisect-selftests/usr") ||
+				{ echo "headers_install"; return 1; }
+		fi
+		# As selftests.sh builds them, in a directory of their own.
+		(cd "$tree" && inroot make -s -C tools/testing/selftests TARGETS=sframe \
+			O="$kout/bisect-selftests" ARCH=$KARCH CROSS_COMPILE=$CROSS \
+			KHDR_INCLUDES="-isystem $kout/bisect-selftests/usr/include") ||
+			{ echo "sframe selftests"; return 1; }
+	fi
+	[ "$arch" = x86_64 ] || return 0
+	if grep -qE '^(tools/testing/sframe/|tools/include/|kernel/unwind/sframe_decode)' <<< "$files" &&
+	   [ -e "$tree/tools/testing/sframe/Makefile" ]; then
+		(cd "$tree" && inroot make -s -C tools/testing/sframe &&
+		 inroot make -s -C tools/testing/sframe clean) ||
+			{ echo "tools/testing/sframe"; return 1; }
+	fi
+	if grep -qE '^(tools/testing/vma/|mm/vma)' <<< "$files"; then
+		(cd "$tree" && inroot make -s -C tools/testing/vma &&
+		 inroot make -s -C tools/testing/vma clean) ||
+			{ echo "tools/testing/vma"; return 1; }
+	fi
+}
+
+# Build at commit $c (number $k) for ARCH what its patch touches; print
+# one "ok"/"not ok" line.  Returns non-zero on a failure.
+check_arch()
+{
+	local arch=$1 kout name log f tgts why
+
+	kout=$(kbuild_dir "$arch" "$tree")
+	name="bisect $k/$total $arch: $subject"
+	arch_vars "$arch"
+	log="$kout/bisect-$k.log"
+	: > "$log"
+	kmake=(make -s -j"$JOBS" O="$kout" ARCH=$KARCH CROSS_COMPILE=$CROSS
+	       CC="ccache ${CROSS}gcc")
+	# The config at this prefix decides what is built; it changes only
+	# with a Kconfig file (and at the first prefix checked, after the
+	# full series' config).
+	if { [ "$first" = 1 ] || grep -q 'Kconfig' <<< "$files"; } &&
+	   ! (cd "$tree" && inroot "${kmake[@]}" olddefconfig &&
+	      inroot "${kmake[@]}" syncconfig) > "$log" 2>&1; then
+		echo "not ok - $name (olddefconfig)"
+		sed 's/^/#   /' "$log" | tail -n 30
+		return 1
+	fi
+	# Objects that this prefix's config builds, and directories.
+	tgts=$(for f in $files; do
+		[ -e "$tree/$f" ] && targets "$arch" "$f" 2>> "$log"
+	done | sort -u | while read -r t; do
+		case $t in
+		*/)	echo "$t" ;;
+		*)	rc=0; in_config "$kout" "$t" || rc=$?
+			[ $rc = 2 ] && echo "$t"
+			[ $rc = 0 ] && echo "$t"; true ;;
+		esac
+	done)
+	why=
+	# Objects in one make, each directory in one of its own: kbuild
+	# cannot build a directory and an object below it at once.
+	# shellcheck disable=SC2046
+	if ! (cd "$tree" &&
+	      { [ -z "$(grep '\.o$' <<< "$tgts")" ] ||
+		inroot env CCACHE_BASEDIR="$tree" "${kmake[@]}" $(grep '\.o$' <<< "$tgts"); } &&
+	      for d in $(grep '/$' <<< "$tgts"); do
+		inroot env CCACHE_BASEDIR="$tree" "${kmake[@]}" "$d" || exit 1
+	      done) >> "$log" 2>&1; then
+		why=build
+	elif ! link_check "$arch" $tgts >> "$log" 2>&1; then
+		why=link
+	elif ! user_space "$arch" >> "$log" 2>&1; then
+		why="user space"
+	fi
+	if [ -n "$why" ]; then
+		echo "not ok - $name ($why)"
+		sed 's/^/#   /' "$log" | tail -n 30
+		return 1
+	fi
+	echo "ok - $name ($(grep -c . <<< "$tgts") targets)"
+}
+
 # Older prefixes configure with fewer options: keep the full series'
 # configs to put them back at the end.
 for a in "${arches[@]}"; do
@@ -144,6 +335,15 @@ restore()
 }
 trap restore EXIT
 
+for a in "${arches[@]}"; do
+	if [ ! -e "$(kbuild_dir "$a" "$tree")/vmlinux" ]; then
+		echo "not ok - bisect $a (no $a kernel build to compile in)"
+		exit 1
+	fi
+	arch_vars "$a"
+	index "$a"
+done
+
 # A range of the series can be checked alone: BISECT_FROM=REV starts
 # after REV instead of after base.
 from=${BISECT_FROM:-base}
@@ -156,7 +356,7 @@ for c in $(git -C "$tree" rev-list --reverse "$from".."$head"); do
 	subject=$(git -C "$tree" log -1 --format=%s "$c")
 	git -C "$tree" checkout -q -f "$c"
 	files=$(git -C "$tree" diff-tree --no-commit-id --name-only -r "$c")
-	# The arches compile side by side; their lines print in order.  A
+	# The arches build side by side; their lines print in order.  A
 	# check that stops without its verdict (set -e) fails with its
 	# output and status.
 	pids=()

@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The bisect step catches a patch that breaks the build even when a later
-# patch repairs it: the series plus "break kernel/unwind/user.c" plus
-# "repair it" must fail exactly at the breaking patch, and pass at every
-# other one.  The step itself covers the whole series; here the last
-# patch of the series and the two added ones are enough.
+# patch repairs it, and a patch that calls a function only a later patch
+# defines: the series plus "break kernel/unwind/user.c", "repair it",
+# "call a function of kernel/unwind/sframe.c that does not exist yet" and
+# "add it" must fail exactly at the breaking and at the calling patch, and
+# pass at every other one.  The step itself covers the whole series; here
+# the last patch of the series and the four added ones are enough.
 
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -32,13 +34,23 @@ n=$(git rev-list --count base..HEAD)
 echo "int sframe_bisect_probe(void) { return 0 }" >> kernel/unwind/user.c
 git commit -q -a -m "test: break the build"
 git revert --no-edit HEAD >/dev/null
+cat >> kernel/unwind/user.c <<'EOF2'
+
+int sframe_bisect_later(void);
+int sframe_bisect_caller(void) { return sframe_bisect_later(); }
+EOF2
+git commit -q -a -m "test: call a function that does not exist yet"
+echo "int sframe_bisect_later(void) { return 0; }" >> kernel/unwind/sframe.c
+git commit -q -a -m "test: add the function"
 
 rc=0
 BISECT_FROM=$orig~1 "$top/scripts/bisect.sh" "$tree" x86_64 > "$work/out" 2>&1 || rc=$?
 cat "$work/out" | grep -E '^(not )?ok'
 [ $rc -ne 0 ] || { echo "bisect.sh passed a series with a broken patch"; exit 1; }
-want_bad="bisect $((n + 1))/$((n + 2)) x86_64: test: break the build"
-grep -qx "not ok - $want_bad" "$work/out" || { echo "did not flag: $want_bad"; exit 1; }
-[ "$(grep -c '^not ok' "$work/out")" -eq 1 ] || { echo "flagged other patches too"; exit 1; }
-[ "$(grep -c '^ok' "$work/out")" -eq 2 ] || { echo "wrong number of passing patches"; exit 1; }
-echo "bisect flagged exactly the broken patch"
+for want in "$((n + 1))/$((n + 4)) x86_64: test: break the build (build)" \
+	    "$((n + 3))/$((n + 4)) x86_64: test: call a function that does not exist yet (link)"; do
+	grep -qx "not ok - bisect $want" "$work/out" || { echo "did not flag: $want"; exit 1; }
+done
+[ "$(grep -c '^not ok' "$work/out")" -eq 2 ] || { echo "flagged other patches too"; exit 1; }
+[ "$(grep -c '^ok' "$work/out")" -eq 3 ] || { echo "wrong number of passing patches"; exit 1; }
+echo "bisect flagged exactly the broken patch and the early call"
