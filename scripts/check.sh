@@ -49,12 +49,14 @@ result()
 	printf '%s\t%s\t%s\n' "$1" "$2" "${3:-}" >> "$rdir/results"
 	case $1 in
 	pass) printf '  PASS  %s\n' "$2" ;;
-	fail) printf '  FAIL  %s\n' "$2" ;;
+	fail) printf '  FAIL  %s%s\n' "$2" "${3:+ ($3)}" ;;
 	skip) printf '  SKIP  %s (%s)\n' "$2" "${3:-}" ;;
 	esac
 }
 
-# Turn TAP-ish "ok/not ok" lines of a log into results, prefixed by $2.
+# Turn the flat "ok - name"/"not ok - name" lines of the checkpatch and
+# bisect logs into results, prefixed by $2.  They carry no test number,
+# which kunit_parser requires of a result line.
 tap_results()
 {
 	local log=$1 prefix=$2 line name
@@ -72,6 +74,21 @@ tap_results()
 			result fail "$prefix$name" ;;
 		esac
 	done < "$log"
+}
+
+# ktap_results PREFIX FILE [OPTION...]: count the results of the KTAP in
+# FILE with the kernel's parser, through scripts/ktap-results.py.
+ktap_results()
+{
+	local prefix=$1 file=$2 out status name reason
+	shift 2
+
+	out=$(python3 "$TOP/scripts/ktap-results.py" "$@" \
+		"$tree/tools/testing/kunit" "$prefix" "$file") ||
+		out+=$'\n'"fail	$prefix${file##*/}	ktap-results.py failed"
+	while IFS=$'\t' read -r status name reason; do
+		[ -z "$status" ] || result "$status" "$name" "$reason"
+	done <<< "$out"
 }
 
 # step NAME COMMAND...: run and time a step; its output goes to a log.
@@ -107,7 +124,8 @@ finish()
 	s=$(grep -c '^skip' "$rdir/results" || true)
 	if [ "$f" -gt 0 ]; then
 		echo "Failed:"
-		grep '^fail' "$rdir/results" | cut -f2 | sed 's/^/  /'
+		awk -F'\t' '$1 == "fail" {
+			print "  " $2 ($3 == "" ? "" : " (" $3 ")") }' "$rdir/results"
 	fi
 	if [ "$s" -gt 0 ]; then
 		echo "Skipped:"
@@ -185,12 +203,14 @@ for arch in "${arches[@]}"; do
 		continue
 	fi
 	result pass "$arch selftests build"
-	# The guest writes its TAP output to a file: the console mixes
-	# streams.
+	# The guest writes its KTAP output to files, the selftests' and the
+	# project tests': the console mixes streams.
 	gtap=$rdir/guest_$arch.tap
-	rm -f "$gtap"
+	ptap=$rdir/project_$arch.tap
+	rm -f "$gtap" "$ptap"
 	guestcmd=$(printf '%q ' env STRESS_TIME="$stress" \
-		bash "$TOP/scripts/guest-tests.sh" "$arch" "$tree" "$kout" "$gtap")
+		bash "$TOP/scripts/guest-tests.sh" "$arch" "$tree" "$kout" \
+		"$gtap" "$ptap")
 	gok=0
 	step "guest $arch" "$TOP/scripts/vm.sh" "$arch" "$tree" "$gtimeout" \
 		"$guestcmd" && gok=1
@@ -200,48 +220,22 @@ for arch in "${arches[@]}"; do
 		result fail "$arch guest boots and runs the tests"
 	fi
 	[ -e "$gtap" ] || continue
-	# kselftest prints each test case as "# ok N name" after the
-	# program's "# selftests: sframe: PROG" header, and the program's
-	# own result as "ok N selftests: sframe: PROG".
-	awk '/^# selftests: sframe: / { prog = $NF; next }
-	     /^(not )?ok [0-9]+ selftests: / { prog = ""; next }
-	     prog != "" && /^# (not )?ok [0-9]+ / {
-		sub(/^# /, ""); sub(/ok [0-9]+ /, "&" prog ": "); print }' \
-		"$gtap" > "$rdir/cases_$arch.tap"
-	tap_results "$rdir/cases_$arch.tap" "$arch: "
+	# Each selftest case counts, as "ARCH: PROG: CASE"; a program that
+	# failed without a failed case (crash, timeout), skipped as a whole
+	# or printed no case counts itself, as "ARCH: PROG".
+	ktap_results "$arch: " "$gtap" --name "sframe selftests"
 	grep -qE '^(not )?ok [0-9]+ selftests: sframe: ' "$gtap" ||
 		result fail "$arch: sframe selftests ran"
-	# Programs are counted through their cases; a program that failed
-	# without a failed case (crash, timeout), skipped as a whole, or
-	# passed without printing cases is counted itself.
-	while IFS= read -r line; do
-		prog=${line#*selftests: sframe: }
-		prog=${prog%% *}
-		cases=$(grep -c "	$arch: $prog: " "$rdir/results" || true)
-		case $line in
-		"not ok "*)
-			grep -q "^fail	$arch: $prog: " "$rdir/results" ||
-				result fail "$arch: $prog (program failed: ${line#*# })" ;;
-		*"# SKIP"*)
-			[ "$cases" -gt 0 ] ||
-				result skip "$arch: $prog" "${line#*# SKIP}" ;;
-		*)
-			[ "$cases" -gt 0 ] || result pass "$arch: $prog" ;;
-		esac
-	done < <(grep -E '^(not )?ok [0-9]+ selftests: sframe: ' "$gtap")
-	grep -E '^(not )?ok [0-9]+ project: ' "$gtap" > "$rdir/project_$arch.tap" || true
-	tap_results "$rdir/project_$arch.tap" "$arch: "
-	# A project test that runs KTAP programs passes their cases on, each
-	# named "NAME: CASE" (tests/guest/bpf.sh): each case counts.
-	awk '/^# selftests runner exit status/ { p = 1; next }
-	     p && /^# (not )?ok [0-9]+ [a-z0-9-]+: / { sub(/^# /, ""); print }' \
-		"$gtap" > "$rdir/project_cases_$arch.tap"
-	tap_results "$rdir/project_cases_$arch.tap" "$arch: "
+	# Each project test counts, as "ARCH: project: NAME", and so does
+	# each case of the KTAP it passes on, as "ARCH: PROGRAM: CASE"
+	# (tests/guest/bpf.sh).
+	ktap_results "$arch: " "$ptap" --top --name "project tests"
 	# A failed project test's own output, so that a CI log says why.
+	[ ! -e "$ptap" ] ||
 	awk '/^(not )?ok [0-9]+ / { if (/^not ok [0-9]+ project: /) {
 		print "    output of " $0 ":"; printf "%s", out }
 		out = ""; next }
-	     /^# / { out = out "      " substr($0, 3) "\n" }' "$gtap"
+	     /^# / { out = out "      " substr($0, 3) "\n" }' "$ptap"
 done
 
 [ "$mode" != debug ] || finish
