@@ -9,25 +9,29 @@
 # than make check's time (scripts/bisect-full.sh measures it); this
 # builds, at each prefix, the targets that kbuild's own dependency files
 # say the patch touches:
-#   - the object of each touched source file that the config builds;
+#   - the object of each touched source file that the prefix's config
+#     builds (make evaluates the directory's kbuild file with the
+#     prefix's include/config/auto.conf);
 #   - the objects that include a touched header, as the .cmd files of
 #     the full series' build list them: all of them up to BISECT_CAP
-#     (default 24) per header, those in the series' own directories
-#     first, then an even sample of the rest;
-#   - the directory of a touched Makefile or of a touched target that is
-#     not an object (linker scripts, the vDSO, host programs);
+#     (default 24) per header, else half from the series' own
+#     directories and the rest an even sample that moves with the
+#     prefix;
+#   - the directory of a touched Makefile or of an object outside
+#     vmlinux (the vDSO, host programs); linker scripts on their own;
 #   - the config, again, after a touched Kconfig;
 # then checks that every global symbol the built-in objects built there
 # use is defined: by the series' own objects, built at the same prefix,
 # or by the rest of the kernel.  User space that a patch touches is built
-# too: the sframe selftests for each ARCH (incrementally, in a directory
-# of their own), and on the host tools/testing/sframe and
-# tools/testing/vma.
+# too: the sframe selftests with tools/sframe's audit module for each
+# ARCH (incrementally, in a directory of their own), and on the host
+# tools/testing/sframe and tools/testing/vma.
 #
-# What this can miss: an includer of a widely used header beyond the cap
-# (the full kernel build of the series, and the next patch that touches
-# the header, catch most); a failure in a config other than the test
-# kernels'; modpost and BTF, which run at the final link only.
+# What this can miss: an includer of a widely used header that no
+# prefix touching the header samples (the full build of the series
+# catches what is still broken at the end); a failure in a config other
+# than the test kernels'; modpost and BTF, which run at the final link
+# only.
 #
 # The kernels of TREE must have been built once, at its HEAD.  Prints one
 # "ok"/"not ok" line per patch and arch; exits non-zero if any failed.
@@ -47,6 +51,7 @@ cap=${BISECT_CAP:-24}
 head=$(git -C "$tree" rev-parse HEAD)
 branch=$(git -C "$tree" symbolic-ref -q --short HEAD || true)
 tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 
 # Every file the series changes, and the directories of its sources.
 git -C "$tree" diff --name-only base.."$head" > "$tmp/series-files"
@@ -55,7 +60,7 @@ grep -E '\.[cS]$' "$tmp/series-files" | grep -v '^tools/' |
 
 # The identifiers on the lines that the series adds to kernel code.
 git -C "$tree" diff base.."$head" -- . ':!tools' ':!Documentation' |
-	grep '^+' | grep -o '[A-Za-z_][A-Za-z0-9_]*' | sort -u > "$tmp/series-names"
+	{ grep '^+' || true; } | grep -o '[A-Za-z_][A-Za-z0-9_]*' | sort -u > "$tmp/series-names" || true
 
 # index ARCH: "FILE<TAB>TARGET" for each file of the series that a target
 # of ARCH's build depends on, from kbuild's .cmd files (fixdep output).
@@ -69,10 +74,14 @@ index()
 		-not -path '*/guest-tests/*' -not -path '*/bisect-*' -print0 |
 	xargs -0 awk -v abs="$tree/" -v rel="$rel/" -v files="$tmp/series-files" '
 		BEGIN { while ((getline f < files) > 0) want[f] = 1 }
-		function note(p) {
+		function note(p,   q) {
 			if (index(p, abs) == 1) p = substr(p, length(abs) + 1)
 			else if (index(p, rel) == 1) p = substr(p, length(rel) + 1)
 			else return
+			# "/./" and "dir/../", as in vdso64/../common/
+			while (sub(/\/\.\//, "/", p)) ;
+			while ((q = match(p, /[^\/.][^\/]*\/\.\.\//)) > 0)
+				p = substr(p, 1, q - 1) substr(p, q + RLENGTH)
 			if (p in want) print p "\t" target
 		}
 		FNR == 1 { target = ""; deps = 0 }
@@ -97,18 +106,25 @@ index()
 		nm_defined "$arch" "$o" | sed "s|\$|\t$o|"
 	done | sort -u > "$tmp/own-symbols-$arch"
 	# Of those, the ones a patch may add: the names its added lines
-	# mention.  The rest were defined at the base and stay defined.
+	# mention, or contain (__tracepoint_X, __x64_sys_X, __ksymtab_X).
+	# The rest were defined at the base and stay defined.
 	cut -f1 "$tmp/own-symbols-$arch" | sort -u |
-		comm -12 - "$tmp/series-names" > "$tmp/own-defined-$arch"
+		awk 'NR == FNR { if (length($0) >= 4) n[$0] = 1; next }
+		     { for (w in n) if (index($0, w)) { print; next } }' \
+		"$tmp/series-names" - > "$tmp/own-defined-$arch"
+	[ -s "$tmp/own-$arch" ] ||
+		die "$kout has no object of the series: not a build of $tree"
 	awk -F'\t' 'NR == FNR { want[$1] = 1; next } $1 in want' \
 		"$tmp/own-defined-$arch" "$tmp/own-symbols-$arch" > "$tmp/own-symbols-$arch.new"
 	mv "$tmp/own-symbols-$arch.new" "$tmp/own-symbols-$arch"
 }
 
 # in_config KOUT OBJ: does this prefix's config build OBJ into the
-# kernel?  make evaluates the Makefile of OBJ's directory, and of each
-# parent up to a top-level directory, with the config as kbuild has it
-# (include/config/auto.conf).  Returns 2 if a Makefile cannot be read.
+# kernel?  make evaluates the kbuild file of OBJ's directory (composite
+# objects expanded), and of each parent up to arch/ARCH/DIR or a
+# top-level directory, with the config as kbuild has it
+# (include/config/auto.conf) and the variables arch/ARCH/Makefile sets
+# that directory makefiles use.  Returns 2 if a file cannot be evaluated.
 in_config()
 {
 	local kout=$1 obj=$2 dir name mk objs
@@ -118,19 +134,27 @@ in_config()
 		mk=$dir/Makefile
 		[ -e "$tree/$dir/Kbuild" ] && mk=$dir/Kbuild
 		[ -e "$tree/$mk" ] || return 1
-		objs=$(make -s --no-print-directory -C "$tree" -f - bisect-objs <<-EOF
+		objs=$(env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS \
+			make -s --no-print-directory -C "$tree" -f - bisect-objs <<-EOF
 			srctree := $tree
 			src := $dir
 			obj := $dir
+			ARCH := $KARCH
+			SRCARCH := ${KARCH%_64}
+			BITS := 64
 			include $kout/include/config/auto.conf
 			include $mk
-			bisect-objs: ; @echo \$(obj-y) \$(lib-y)
+			all-y := \$(obj-y) \$(lib-y)
+			bisect-objs: ; @echo \$(all-y) \$(foreach m,\$(all-y),\$(\$(m:.o=-y)) \$(\$(m:.o=-objs)))
 			FORCE:
 		EOF
 		) || { echo "cannot evaluate $mk" >&2; return 2; }
-		tr ' ' '\n' <<< "$objs" | grep -qx -F "$name" || return 1
+		case " $objs " in
+		*" $name "*)	;;
+		*)		return 1 ;;
+		esac
 		case $dir in
-		*/*/*|arch/*/*)	;;
+		arch/*/*/*|[!a]*/*|a[!r]*/*) ;;
 		*)		return 0 ;;
 		esac
 		name=${dir##*/}/ dir=${dir%/*}
@@ -156,20 +180,37 @@ targets()
 		return 0
 		;;
 	esac
-	all=$(awk -F'\t' -v f="$file" '$1 == f { print $2 }' "$tmp/index-$arch")
+	all=$(awk -F'\t' -v f="$file" '$1 == f && $2 !~ /-offsets\.s$/ { print $2 }' \
+		"$tmp/index-$arch")
 	[ -n "$all" ] || return 0
 	n=$(wc -l <<< "$all")
 	if [ "$n" -gt "$cap" ]; then
 		echo "$file: $cap of its $n includers" >&2
+		# Half from the series' own directories, the rest an even
+		# sample that moves with the prefix, so that each patch that
+		# touches the header builds others.
 		{
-			grep -F -f <(sed 's|$|/|' "$tmp/series-dirs") <<< "$all" || true
-			awk -v n="$n" -v cap="$cap" 'NR % int(n / cap + 1) == 0' <<< "$all"
-		} | awk -v cap="$cap" '!seen[$0]++ && ++n <= cap'
+			awk -v dirs="$tmp/series-dirs" '
+				BEGIN { while ((getline d < dirs) > 0) own[d] = 1 }
+				{ d = $0; sub(/\/[^\/]*$/, "", d) } d in own' <<< "$all" |
+				awk -v m=$((cap / 2)) 'NR <= m'
+			awk -v n="$n" -v cap="$cap" -v k="$k" \
+				'(NR + k) % int(n / cap + 1) == 0' <<< "$all"
+		} | awk -v cap="$cap" '!seen[$0]++ && ++i <= cap'
 	else
 		echo "$all"
 	fi | while read -r t; do
 		case $t in
-		*.o)	echo "$t" ;;
+		*/*)	;;
+		*)	continue ;;	# vmlinux's own link: not per prefix
+		esac
+		case $t in
+		*.o)	if grep -qx -F "$t" "$tmp/builtin-$arch"; then
+				echo "$t"
+			else
+				echo "${t%/*}/"
+			fi ;;
+		*.lds|*.s|*.i)	echo "$t" ;;
 		*)	echo "${t%/*}/" ;;
 		esac
 	done
@@ -187,75 +228,139 @@ nm_defined()
 		awk 'NF == 3 { print $3 }'
 }
 
-# link_check ARCH TARGET...: every global symbol that the built-in
-# objects built for TARGET use must be defined at this prefix: by the
-# part of the kernel that the series does not touch, by these objects,
-# or by one of the series' objects that this prefix's config links.  The directories of
-# the series' objects that define such symbols are built first.
+# used ARCH OBJ...: the global symbols that the built-in objects among
+# OBJ use.
+used()
+{
+	local arch=$1 objs
+	shift
+
+	objs=$(printf '%s\n' "$@" | grep -x -F -f "$tmp/builtin-$arch" || true)
+	[ -n "$objs" ] || return 0
+	# shellcheck disable=SC2086
+	# An object that is not built yet has nothing to say.
+	(cd "$(kbuild_dir "$arch" "$tree")" && inroot "${CROSS}nm" -u $objs 2>/dev/null || true) |
+		awk '$1 == "U" { print $2 }' | sort -u
+}
+
+# definers ARCH: of the series' objects, those that define a symbol the
+# series adds that is in the sorted list on stdin, and that this
+# prefix's config builds.
+definers()
+{
+	local arch=$1 kout o rc
+
+	kout=$(kbuild_dir "$arch" "$tree")
+	comm -12 - "$tmp/own-defined-$arch" |
+		join -t $'\t' - "$tmp/own-symbols-$arch" | cut -f2 | sort -u |
+		while read -r o; do
+			rc=0
+			in_config "$kout" "$o" 2>> "$log" || rc=$?
+			[ $rc = 1 ] || echo "$o"
+		done
+}
+
+# build ARCH TARGET...: make TARGETs at this prefix, in one make but for
+# a directory that holds another target, which kbuild cannot build at
+# once with it: it gets a make of its own.
+# shellcheck disable=SC2086
+build()
+{
+	local arch=$1 alone rest
+	shift
+
+	alone=$(printf '%s\n' "$@" | sort -u | awk '{ t[NR] = $0 }
+		END { for (i in t) if (t[i] ~ /\/$/) for (j in t)
+			if (j != i && index(t[j], t[i]) == 1) { print t[i]; break } }')
+	rest=$(printf '%s\n' "$@" | sort -u | grep -v -x -F "${alone:-/}" || true)
+	(cd "$tree" &&
+	 { [ -z "$rest" ] ||
+	   inroot env CCACHE_BASEDIR="$tree" "${kmake[@]}" $rest; } &&
+	 for t in $alone; do
+		inroot env CCACHE_BASEDIR="$tree" "${kmake[@]}" "$t" || exit 1
+	 done)
+}
+
+# link_check ARCH OBJ... (OBJ built, with DEFINERS, at this prefix):
+# every global symbol that the built-in objects among OBJ use must be
+# defined at this prefix: by the part of the kernel that the series does
+# not touch, by these objects, or by one of the series' objects that this
+# prefix's config builds (built now if DEFINERS, the guess made before
+# building, missed it).
 link_check()
 {
-	local arch=$1 kout objs used own missing
+	local arch=$1 kout used own more missing o rc
 	shift
 
 	kout=$(kbuild_dir "$arch" "$tree")
-	objs=$(printf '%s\n' "$@" | grep '\.o$' | grep -x -F -f "$tmp/builtin-$arch" || true)
-	[ -n "$objs" ] || return 0
+	used=$(used "$arch" "$@")
+	[ -n "$used" ] || return 0
+	own=$(definers "$arch" <<< "$used")
 	# shellcheck disable=SC2086
-	used=$(cd "$kout" && inroot "${CROSS}nm" -u $objs 2>/dev/null |
-		awk '$1 == "U" { print $2 }' | sort -u)
-	own=$(comm -12 <(echo "$used") "$tmp/own-defined-$arch" |
-		join -t $'\t' - "$tmp/own-symbols-$arch" | cut -f2 | sort -u |
-		while read -r o; do
-			rc=0; in_config "$kout" "$o" || rc=$?
-			[ $rc = 1 ] || echo "$o"
-		done)
-	if [ -n "$own" ]; then
-		# shellcheck disable=SC2086
-		(cd "$tree" && inroot env CCACHE_BASEDIR="$tree" \
-			"${kmake[@]}" $own) || return 1
-	fi
+	more=$(comm -23 <(echo "$own") <(printf '%s\n' $DEFINERS | sort -u))
+	[ -z "$more" ] || build "$arch" $more || return 1
 	# shellcheck disable=SC2086
 	missing=$(comm -23 <(echo "$used") \
 		<(sort -u <(comm -23 "$tmp/defined-$arch" "$tmp/own-defined-$arch") \
-			  <(nm_defined "$arch" $objs $own)))
+			  <(nm_defined "$arch" "$@" $own)))
+	[ -z "$missing" ] && return 0
+	# A name that only some prefixes define (added, then renamed) is
+	# not in the full series' objects: ask all the series' objects, as
+	# this prefix builds them, before calling it undefined.
+	own=$(while read -r o; do
+		rc=0; in_config "$kout" "$o" 2>> "$log" || rc=$?
+		[ $rc = 1 ] || echo "$o"; done < "$tmp/own-$arch")
+	# shellcheck disable=SC2086
+	[ -z "$own" ] || build "$arch" $own || return 1
+	# shellcheck disable=SC2086
+	missing=$(comm -23 <(echo "$missing") <(nm_defined "$arch" $own | sort -u))
 	[ -z "$missing" ] && return 0
 	echo "undefined at this prefix: $(echo $missing)"
 	return 1
 }
 
 # user_space ARCH: build the user space programs the patch touches.
+# kmake and log are check_arch's.
 user_space()
 {
-	local arch=$1 kout
+	local arch=$1 kout rc always=
 
 	kout=$(kbuild_dir "$arch" "$tree")
-	if grep -qE '^(tools/testing/selftests/sframe/|tools/include/|include/uapi/)' <<< "$files" &&
+	if grep -qE '^(tools/testing/selftests/sframe/|tools/sframe/|tools/include/|include/uapi/)' <<< "$files" &&
 	   [ -e "$tree/tools/testing/selftests/sframe/Makefile" ]; then
 		# The uapi headers of this prefix, when they changed.
-		if [ ! -d "$kout/bisect-selftests/usr" ] ||
-		   grep -q '^include/uapi/' <<< "$files"; then
+		if [ "$first" = 1 ] || grep -q '^include/uapi/' <<< "$files"; then
 			(cd "$tree" && inroot "${kmake[@]}" headers_install \
 				INSTALL_HDR_PATH="$kout/bisect-selftests/usr") ||
 				{ echo "headers_install"; return 1; }
 		fi
+		# The selftests' rules know only their own headers: rebuild
+		# them all when others changed.
+		grep -qvE '^tools/(testing/selftests/)?sframe/' <<< "$files" && always=-B
 		# As selftests.sh builds them, in a directory of their own.
-		(cd "$tree" && inroot make -s -C tools/testing/selftests TARGETS=sframe \
-			O="$kout/bisect-selftests" ARCH=$KARCH CROSS_COMPILE=$CROSS \
+		(cd "$tree" && inroot make -s $always -C tools/testing/selftests \
+			TARGETS=sframe O="$kout/bisect-selftests" ARCH=$KARCH \
+			CROSS_COMPILE=$CROSS \
 			KHDR_INCLUDES="-isystem $kout/bisect-selftests/usr/include") ||
 			{ echo "sframe selftests"; return 1; }
 	fi
 	[ "$arch" = x86_64 ] || return 0
-	if grep -qE '^(tools/testing/sframe/|tools/include/|kernel/unwind/sframe_decode)' <<< "$files" &&
-	   [ -e "$tree/tools/testing/sframe/Makefile" ]; then
-		(cd "$tree" && inroot make -s -C tools/testing/sframe &&
-		 inroot make -s -C tools/testing/sframe clean) ||
-			{ echo "tools/testing/sframe"; return 1; }
-	fi
-	if grep -qE '^(tools/testing/vma/|mm/vma)' <<< "$files"; then
-		(cd "$tree" && inroot make -s -C tools/testing/vma &&
-		 inroot make -s -C tools/testing/vma clean) ||
-			{ echo "tools/testing/vma"; return 1; }
-	fi
+	# The host's user space: the decoder in user space and its headers,
+	# the vma tests.  They build in the tree.  (The selftests build the
+	# rtld audit module of tools/sframe.)
+	for d in tools/testing/sframe tools/testing/vma; do
+		case $d in
+		tools/testing/sframe)
+			grep -qE '^(tools/testing/sframe/|tools/include/|kernel/unwind/sframe_decode|include/linux/(sframe|unwind_user))' <<< "$files" ;;
+		tools/testing/vma)
+			grep -qE '^(tools/testing/vma/|mm/vma)' <<< "$files" ;;
+		esac || continue
+		[ -e "$tree/$d/Makefile" ] || continue
+		rc=0
+		(cd "$tree" && inroot make -s -C "$d") || rc=$?
+		(cd "$tree" && inroot make -s -C "$d" clean) > /dev/null 2>&1 || true
+		[ $rc = 0 ] || { echo "$d"; return 1; }
+	done
 }
 
 # Build at commit $c (number $k) for ARCH what its patch touches; print
@@ -283,27 +388,25 @@ check_arch()
 	fi
 	# Objects that this prefix's config builds, and directories.
 	tgts=$(for f in $files; do
-		[ -e "$tree/$f" ] && targets "$arch" "$f" 2>> "$log"
+		[ ! -e "$tree/$f" ] || targets "$arch" "$f" 2>> "$log"
 	done | sort -u | while read -r t; do
+		rc=0
 		case $t in
-		*/)	echo "$t" ;;
-		*)	rc=0; in_config "$kout" "$t" || rc=$?
-			[ $rc = 2 ] && echo "$t"
-			[ $rc = 0 ] && echo "$t"; true ;;
+		*.o)	in_config "$kout" "$t" 2>> "$log" || rc=$? ;;
 		esac
+		[ $rc = 1 ] || echo "$t"
 	done)
+	objs=$(grep '\.o$' <<< "$tgts" || true)
+	# The series' objects that define what the objects use, as the
+	# objects are in the build directory now (the full series' build, or
+	# a nearby prefix's): built with them, not after.
+	# shellcheck disable=SC2086
+	DEFINERS=$(used "$arch" $objs | definers "$arch")
 	why=
-	# Objects in one make, each directory in one of its own: kbuild
-	# cannot build a directory and an object below it at once.
-	# shellcheck disable=SC2046
-	if ! (cd "$tree" &&
-	      { [ -z "$(grep '\.o$' <<< "$tgts")" ] ||
-		inroot env CCACHE_BASEDIR="$tree" "${kmake[@]}" $(grep '\.o$' <<< "$tgts"); } &&
-	      for d in $(grep '/$' <<< "$tgts"); do
-		inroot env CCACHE_BASEDIR="$tree" "${kmake[@]}" "$d" || exit 1
-	      done) >> "$log" 2>&1; then
+	# shellcheck disable=SC2086
+	if [ -n "$tgts" ] && ! build "$arch" $tgts $DEFINERS >> "$log" 2>&1; then
 		why=build
-	elif ! link_check "$arch" $tgts >> "$log" 2>&1; then
+	elif ! link_check "$arch" $objs >> "$log" 2>&1; then
 		why=link
 	elif ! user_space "$arch" >> "$log" 2>&1; then
 		why="user space"

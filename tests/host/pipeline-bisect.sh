@@ -43,6 +43,8 @@ git commit -q -a -m "test: call a function that does not exist yet"
 echo "int sframe_bisect_later(void) { return 0; }" >> kernel/unwind/sframe.c
 git commit -q -a -m "test: add the function"
 
+# bisect.sh reads what the series defines from a build of its HEAD.
+"$top/scripts/kernel.sh" x86_64 "$tree" >/dev/null
 rc=0
 BISECT_FROM=$orig~1 "$top/scripts/bisect.sh" "$tree" x86_64 > "$work/out" 2>&1 || rc=$?
 cat "$work/out" | grep -E '^(not )?ok'
