@@ -62,6 +62,7 @@ kunit_parser.Test.add_error = add_error
 MISSING = 'missing expected subtest!'
 NO_TESTS = '0 tests run!'
 RUNNER_NAME = re.compile(r'^selftests: [^:]*: ')
+TOP_RESULT = re.compile(r'^(ok|not ok) [0-9]+ ')
 PLAN_SKIP = re.compile(r'^1\.\.0\s*#\s*SKIP\s*(.*)$')
 
 results = []
@@ -181,6 +182,12 @@ def main():
 				if not placeholder(s):
 					count(s, '', lines, True)
 			reasons = problems(root, root.subtests)
+			# kunit_parser stops at the plan: results after it would
+			# go uncounted.
+			top = sum(1 for l in lines if TOP_RESULT.match(l))
+			if top > len(root.subtests):
+				reasons.append(f'{top - len(root.subtests)} results '
+					       'beyond the plan')
 			if reasons:
 				put('fail', docname, ', '.join(reasons))
 	for r in results:
