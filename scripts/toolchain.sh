@@ -95,9 +95,10 @@ need_host_tools
 make_root "$ROOT" "$TOP/config/toolchain.pkgs" no_fixup --variant=apt
 make_root "$AROOT" "$TOP/config/guest-arm64.pkgs" fix_guest_root \
 	--variant=extract --architectures=arm64
-# Old roots of previous package lists are not reused; drop them once they
-# are a day old: a run of another checkout (a branch with another package
-# list) may be using one.
+# Old roots of previous package lists are not reused; drop them once no
+# run has used them for a day: a run of another checkout (a branch with
+# another package list) may be using one.  Each run marks its own.
+touch "$ROOT" "$AROOT"
 for d in "$CACHE"/root-*; do
 	case $d in
 	"$ROOT"|"$ROOT.tar.zst"|"$AROOT"|"$AROOT.tar.zst") ;;
