@@ -1,18 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# bisect-full.sh TREE ARCH [REV] - what a real build of every prefix costs:
-# the kernel image of ARCH built incrementally (ccache, the kernel build
-# of TREE) at each commit after REV (default: base), as "git rebase -x
-# make" would, with the time of each.  A measurement, not a check: make
-# check runs bisect.sh, whose cost this puts in proportion.  TREE is left
-# at its original HEAD and rebuilt there.
+# bisect-full.sh TREE ARCH [REV [N]] - what a real build of every prefix
+# costs: the kernel image of ARCH built incrementally (ccache, the kernel
+# build of TREE) at each commit after REV (default: base), the first N of
+# them (default: all), as "git rebase -x make" would, with the time of
+# each.  A measurement, not a check: make check runs bisect.sh, whose
+# cost this puts in proportion.  TREE is left at its original HEAD, its
+# build at the last commit built.
 
 . "$(dirname "$0")/lib.sh"
 
-tree=$(cd "${1:?usage: bisect-full.sh TREE ARCH [REV]}" && pwd)
-arch=${2:?usage: bisect-full.sh TREE ARCH [REV]}
+tree=$(cd "${1:?usage: bisect-full.sh TREE ARCH [REV [N]]}" && pwd)
+arch=${2:?usage: bisect-full.sh TREE ARCH [REV [N]]}
 from=${3:-base}
+count=${4:-0}
 kout=$(kbuild_dir "$arch" "$tree")
 [ -e "$kout/vmlinux" ] || die "build $arch at $tree's HEAD first"
 arch_vars "$arch"
@@ -33,6 +35,7 @@ kmake=(make -s -j"$JOBS" O="$kout" ARCH="$KARCH" CROSS_COMPILE="$CROSS"
 start=$(now)
 n=0
 for c in $(git -C "$tree" rev-list --reverse "$from".."$head"); do
+	[ "$count" = 0 ] || [ "$n" -lt "$count" ] || break
 	n=$((n + 1))
 	git -C "$tree" checkout -q -f "$c"
 	t0=$(now)
