@@ -374,7 +374,7 @@ check_arch()
 	arch_vars "$arch"
 	log="$kout/bisect-$k.log"
 	: > "$log"
-	kmake=(make -s -j"$JOBS" O="$kout" ARCH=$KARCH CROSS_COMPILE=$CROSS
+	kmake=(make -s -j"$JOBS" O="$kout" ARCH="$KARCH" CROSS_COMPILE="$CROSS"
 	       CC="ccache ${CROSS}gcc")
 	# The config at this prefix decides what is built; it changes only
 	# with a Kconfig file (and at the first prefix checked, after the
@@ -407,7 +407,7 @@ check_arch()
 	if [ -n "$tgts" ] && ! build "$arch" $tgts $DEFINERS >> "$log" 2>&1; then
 		why=build
 	elif ! link_check "$arch" $objs >> "$log" 2>&1; then
-		why=link
+		why="link"
 	elif ! user_space "$arch" >> "$log" 2>&1; then
 		why="user space"
 	fi
@@ -416,7 +416,7 @@ check_arch()
 		sed 's/^/#   /' "$log" | tail -n 30
 		return 1
 	fi
-	echo "ok - $name ($(grep -c . <<< "$tgts") targets)"
+	echo "ok - $name ($(grep -c . <<< "$tgts" || true) kernel targets)"
 }
 
 # Older prefixes configure with fewer options: keep the full series'
