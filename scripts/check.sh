@@ -198,6 +198,13 @@ for arch in "${arches[@]}"; do
 		result fail "$arch guest (no kernel to boot)"
 		continue
 	fi
+	# glibc with SFrame and the registering ld.so (userspace/glibc), for
+	# the glibc guest tests: cached, built once per change of its inputs.
+	if step "glibc $arch" "$TOP/scripts/glibc.sh" "$arch"; then
+		result pass "$arch glibc of userspace/glibc builds"
+	else
+		result fail "$arch glibc of userspace/glibc builds"
+	fi
 	if ! step "selftests build $arch" "$TOP/scripts/selftests.sh" "$arch" "$tree"; then
 		result fail "$arch selftests build"
 		continue

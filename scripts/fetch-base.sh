@@ -28,17 +28,12 @@ PIN_PKG=linux-source-7.3
 PIN_VER=7.3.4-1~bpo13+1
 PIN_SUITE=trixie-backports
 PIN_SHA=703e369ddd4cce971452f5a593ee55df3a5c10c83caf0fa0df039633ed181ee3
-KEYRING=${SFRAME_KEYRING:-/usr/share/keyrings/debian-archive-keyring.gpg}
 SRC=$CACHE/src
 REPO=$CACHE/linux-base.git
 
 mkdir -p "$SRC"
 
-if ! command -v gpgv >/dev/null || [ ! -e "$KEYRING" ]; then
-	log "installing gpgv and debian-archive-keyring on the host"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q gpgv debian-archive-keyring >&2 ||
-		die "gpgv and $KEYRING are needed to verify the base"
-fi
+need_gpgv
 
 # fetch URL-PATH FILE SHA256: download into $SRC unless present, verify.
 fetch()
@@ -60,34 +55,10 @@ fetch()
 }
 
 # packages SUITE: print the suite's binary-amd64 Packages index (arch-all
-# packages are listed there too) after checking it against the signed
-# InRelease.  Fails if the signature or a checksum does not verify.
+# packages are listed there too), checked against the signed InRelease.
 packages()
 {
-	local suite=$1 tmp sha
-
-	tmp=$(mktemp -d)
-	# shellcheck disable=SC2064
-	trap "rm -rf '$tmp'" RETURN
-	curl -fsS -m 120 -o "$tmp/InRelease" "$MIRROR/dists/$suite/InRelease" || return 1
-	# Only what gpgv verified is read: --output keeps the signed text.
-	if ! gpgv --quiet --keyring "$KEYRING" --output "$tmp/Release" \
-		"$tmp/InRelease" 2>"$tmp/gpgv.log"; then
-		sed 's/^/    gpgv: /' "$tmp/gpgv.log" >&2
-		echo "$suite: InRelease signature does not verify" >&2
-		return 1
-	fi
-	sha=$(awk '/^SHA256:/ { s = 1; next } /^[^ ]/ { s = 0 }
-		   s && $3 == "main/binary-amd64/Packages.xz" { print $1 }' "$tmp/Release")
-	[ -n "$sha" ] || { echo "$suite: no Packages.xz in InRelease" >&2; return 1; }
-	curl -fsS -m 300 -o "$tmp/Packages.xz" \
-		"$MIRROR/dists/$suite/main/binary-amd64/Packages.xz" || return 1
-	echo "$sha  $tmp/Packages.xz" | sha256sum -c --quiet - >&2 || {
-		echo "$suite: Packages.xz does not match InRelease" >&2
-		return 1
-	}
-	echo "    $suite: InRelease signature good, Packages.xz sha256 $sha" >&2
-	xz -dc "$tmp/Packages.xz"
+	signed_index "$1" main/binary-amd64/Packages.xz
 }
 
 # candidates SUITE...: "version path sha256" of every linux-source-7.3

@@ -23,6 +23,48 @@ die()
 	exit 1
 }
 
+# Debian's archive keyring, which signs the indexes that pin the sources.
+KEYRING=${SFRAME_KEYRING:-/usr/share/keyrings/debian-archive-keyring.gpg}
+
+need_gpgv()
+{
+	command -v gpgv >/dev/null && [ -e "$KEYRING" ] && return 0
+	log "installing gpgv and debian-archive-keyring on the host"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q gpgv debian-archive-keyring >&2 ||
+		die "gpgv and $KEYRING are needed to verify the sources"
+}
+
+# signed_index SUITE PATH: print the index PATH (an .xz file under
+# dists/SUITE/, e.g. main/source/Sources.xz) uncompressed, after checking
+# it as apt does: the InRelease signature with gpgv, then the index's
+# checksum that the signed file lists.  Fails if either does not verify.
+signed_index()
+{
+	local suite=$1 path=$2 tmp sha
+
+	tmp=$(mktemp -d)
+	# shellcheck disable=SC2064
+	trap "rm -rf '$tmp'" RETURN
+	curl -fsS -m 120 -o "$tmp/InRelease" "$MIRROR/dists/$suite/InRelease" || return 1
+	# Only what gpgv verified is read: --output keeps the signed text.
+	if ! gpgv --quiet --keyring "$KEYRING" --output "$tmp/Release" \
+		"$tmp/InRelease" 2>"$tmp/gpgv.log"; then
+		sed 's/^/    gpgv: /' "$tmp/gpgv.log" >&2
+		echo "$suite: InRelease signature does not verify" >&2
+		return 1
+	fi
+	sha=$(awk -v path="$path" '/^SHA256:/ { s = 1; next } /^[^ ]/ { s = 0 }
+		   s && $3 == path { print $1 }' "$tmp/Release")
+	[ -n "$sha" ] || { echo "$suite: no $path in InRelease" >&2; return 1; }
+	curl -fsS -m 300 -o "$tmp/index.xz" "$MIRROR/dists/$suite/$path" || return 1
+	echo "$sha  $tmp/index.xz" | sha256sum -c --quiet - >&2 || {
+		echo "$suite: $path does not match InRelease" >&2
+		return 1
+	}
+	echo "    $suite: InRelease signature good, $path sha256 $sha" >&2
+	xz -dc "$tmp/index.xz"
+}
+
 # Bump when the way the roots are made changes without their package lists.
 ROOT_FORMAT=1
 GUEST_FORMAT=3

@@ -31,9 +31,11 @@ done
 
 # The programs of the project's guest tests (tests/guest/), likewise; the
 # BPF ones against the BTF of this kernel and the libbpf of the guest.
+# The glibc tests are built if scripts/glibc.sh has built that glibc.
 [ "$arch" = x86_64 ] && sysroot= || sysroot=$GUEST_ROOT
+glibc=$("$TOP/scripts/glibc.sh" "$arch" --installed) || glibc=
 inroot make -s -C "$TOP/tests/guest" O="$kout/guest-tests" CROSS_COMPILE=$cross \
-	KHDR_INCLUDES="-isystem $kout/usr/include" \
+	KHDR_INCLUDES="-isystem $kout/usr/include" GLIBC="$glibc" \
 	SELFTESTS="$tree/tools/testing/selftests/sframe" \
 	VMLINUX="$kout/vmlinux" LIBBPF_SYSROOT="$sysroot"
 # and the libtraceevent plugin that trace-cmd prints deferred user stacks

@@ -29,11 +29,13 @@ perf_setup perf-oracle "$dir"
 cd "$dir"
 
 # record NAME CALL-GRAPH THREADS [BUILD]: perf script output in NAME.txt.
+# The LD_AUDIT module registers the library, except for the glibc build,
+# whose dynamic linker does (AUDIT=).
 record()
 {
 	local rc=0
 
-	LD_AUDIT=$audit setarch -R perf record -q -B -e page-faults:u -c 1 -d \
+	LD_AUDIT=${AUDIT-$audit} setarch -R perf record -q -B -e page-faults:u -c 1 -d \
 		-m 2048 --call-graph "$2" -o "$dir/$1.data" "$bin/${4:-.}/prog" "$3" \
 		> /dev/null 2>&1 ||
 		{ echo "perf record --call-graph $2 failed"; exit 1; }
@@ -88,4 +90,22 @@ for b in fp pac fp-pac; do
 		python3 "$src/compare.py" --same-functions $stops fp-pac-defer.txt fp-defer.txt ;;
 	esac || rc=1
 done
+# Against the glibc of userspace/glibc (tests/guest/Makefile, GLIBC=),
+# without LD_AUDIT: its ld.so registers the library and the C library,
+# which has SFrame, so every chain goes on through the C library to its
+# outermost frame (_start, or the clone3() of a thread), equal to perf's
+# DWARF unwinding all the way.
+if [ -x "$bin/glibc/prog" ]; then
+	for threads in 0 4; do
+		AUDIT= record glibc-fp-$threads fp,defer $threads glibc
+		AUDIT= record glibc-dwarf-$threads dwarf $threads glibc
+		echo "glibc build, $threads threads, fp,defer against dwarf through the C library:"
+		python3 "$src/compare.py" --through-libc \
+			--expect $((stops * (threads ? threads : 1))) \
+			glibc-fp-$threads.txt glibc-dwarf-$threads.txt || rc=1
+	done
+else
+	echo "glibc build of prog missing: tests/guest not built with GLIBC="
+	rc=1
+fi
 exit $rc

@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The dynamic linker as the registrar of .sframe sections, without an
+ * LD_AUDIT module: run against the glibc of userspace/glibc, whose ld.so
+ * calls PR_ADD_SFRAME for each object it maps and PR_REMOVE_SFRAME
+ * before dlclose() unmaps one.
+ *
+ * With --old-kernel, on a kernel without SFrame registration (the host's):
+ * the prctl() fails, and the program loads, calls and unloads its
+ * libraries as on any kernel.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <link.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <linux/perf_event.h>
+
+#include "../kselftest_harness.h"
+#include "callchain.h"
+
+#ifndef PR_ADD_SFRAME
+#define PR_ADD_SFRAME		82
+#define PR_REMOVE_SFRAME	83
+#endif
+#ifndef PT_GNU_SFRAME
+#define PT_GNU_SFRAME		0x6474e554
+#endif
+
+int libsf(int x);
+
+struct sframe_arg {
+	uint64_t flags;
+	uint64_t sframe_addr;
+	uint64_t sframe_size;
+	uint64_t text_addr;
+	uint64_t text_size;
+};
+
+static int sframe_prctl(int option, struct sframe_arg *arg)
+{
+	return prctl(option, arg, sizeof(*arg), 0, 0) ? -errno : 0;
+}
+
+struct object {
+	const char *name;	/* a part of its path */
+	struct sframe_arg arg;	/* its section and first text range */
+	int texts;		/* its executable PT_LOADs */
+	bool found;
+};
+
+static int find_one(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct object *obj = data;
+	const ElfW(Phdr) *ph;
+
+	if (!info->dlpi_name || !strstr(info->dlpi_name, obj->name))
+		return 0;
+	obj->found = true;
+	for (ph = info->dlpi_phdr; ph < &info->dlpi_phdr[info->dlpi_phnum]; ph++) {
+		if (ph->p_type == PT_GNU_SFRAME) {
+			obj->arg.sframe_addr = info->dlpi_addr + ph->p_vaddr;
+			obj->arg.sframe_size = ph->p_memsz;
+		} else if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) &&
+			   !obj->texts++) {
+			obj->arg.text_addr = info->dlpi_addr + ph->p_vaddr;
+			obj->arg.text_size = ph->p_memsz;
+		}
+	}
+	return 1;
+}
+
+/* The loaded object whose path has @name, or NULL. */
+static struct object *find(struct object *obj, const char *name)
+{
+	memset(obj, 0, sizeof(*obj));
+	obj->name = name;
+	dl_iterate_phdr(find_one, obj);
+	return obj->found ? obj : NULL;
+}
+
+/* Is it registered?  Adding it again finds it there. */
+static int registered(struct object *obj)
+{
+	return sframe_prctl(PR_ADD_SFRAME, &obj->arg);
+}
+
+static int call_lib(void *dl, const char *fn)
+{
+	int (*f)(int) = (int (*)(int))dlsym(dl, fn);
+
+	return f ? f(4) : -1;
+}
+
+/*
+ * The objects that ld.so mapped at start: the C library (built with
+ * SFrame) and the program's library.  The program, ld.so and the vDSO are
+ * the kernel's; all of them are registered before main() runs.
+ */
+TEST(at_start)
+{
+	const char *const names[] = { "libc.so.6", "libsf.so", "ld-linux" };
+	struct object obj;
+
+	if (!kernel_has("sframe_prctl"))
+		SKIP(return, "no SFrame registration in this kernel");
+	ASSERT_EQ(13, libsf(4));
+	for (int i = 0; i < 3; i++) {
+		ASSERT_NE(NULL, find(&obj, names[i])) TH_LOG("%s not loaded", names[i]);
+		ASSERT_NE(0, obj.arg.sframe_addr) TH_LOG("%s has no .sframe", names[i]);
+		EXPECT_EQ(-EEXIST, registered(&obj)) TH_LOG("%s", names[i]);
+	}
+}
+
+/* dlopen() registers; dlclose() removes. */
+TEST(dlopen_dlclose)
+{
+	struct object obj;
+	void *dl;
+
+	if (!kernel_has("sframe_prctl"))
+		SKIP(return, "no SFrame registration in this kernel");
+	dl = dlopen("libsf-dl.so", RTLD_NOW);
+	ASSERT_NE(NULL, dl) TH_LOG("%s", dlerror());
+	ASSERT_NE(NULL, find(&obj, "libsf-dl.so"));
+	ASSERT_NE(0, obj.arg.sframe_addr);
+	EXPECT_EQ(13, call_lib(dl, "libsf_dl"));
+	EXPECT_EQ(-EEXIST, registered(&obj));
+	ASSERT_EQ(0, dlclose(dl));
+	EXPECT_EQ(NULL, find(&obj, "libsf-dl.so"));
+	EXPECT_EQ(-ENOENT, sframe_prctl(PR_REMOVE_SFRAME, &obj.arg));
+}
+
+/*
+ * The calls ld.so makes, counted by the syscall tracepoint of prctl(),
+ * filtered on the option: one PR_ADD_SFRAME per executable PT_LOAD of a
+ * library with SFrame, one PR_REMOVE_SFRAME at its dlclose(), and no
+ * call at all for a library without SFrame.
+ */
+static int count_prctl(int option)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_TRACEPOINT,
+		.size = sizeof(attr),
+		.exclude_hv = 1,
+	};
+	char filter[32];
+	FILE *f;
+	int fd;
+
+	f = fopen("/sys/kernel/tracing/events/syscalls/sys_enter_prctl/id", "r");
+	if (!f)
+		return -errno;
+	if (fscanf(f, "%llu", &attr.config) != 1)
+		attr.config = -1ULL;
+	fclose(f);
+	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	snprintf(filter, sizeof(filter), "option == %d", option);
+	if (ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter)) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
+static long counted(int fd)
+{
+	uint64_t n;
+
+	return read(fd, &n, sizeof(n)) == sizeof(n) ? (long)n : -1;
+}
+
+TEST(calls)
+{
+	int adds, removes, texts;
+	struct object obj;
+	void *sf, *nosf;
+
+	adds = count_prctl(PR_ADD_SFRAME);
+	removes = count_prctl(PR_REMOVE_SFRAME);
+	ASSERT_LE(0, adds) TH_LOG("no prctl() syscall tracepoint: %s", strerror(-adds));
+	ASSERT_LE(0, removes);
+
+	nosf = dlopen("libnosf.so", RTLD_NOW);
+	ASSERT_NE(NULL, nosf) TH_LOG("%s", dlerror());
+	ASSERT_NE(NULL, find(&obj, "libnosf.so"));
+	ASSERT_EQ(0, obj.arg.sframe_addr);
+	EXPECT_EQ(0, counted(adds));
+
+	sf = dlopen("libsf-dl.so", RTLD_NOW);
+	ASSERT_NE(NULL, sf) TH_LOG("%s", dlerror());
+	ASSERT_NE(NULL, find(&obj, "libsf-dl.so"));
+	texts = obj.texts;
+	ASSERT_LT(0, texts);
+	EXPECT_EQ(texts, counted(adds));
+	EXPECT_EQ(0, counted(removes));
+
+	ASSERT_EQ(0, dlclose(sf));
+	EXPECT_EQ(1, counted(removes));
+	ASSERT_EQ(0, dlclose(nosf));
+	EXPECT_EQ(texts, counted(adds));
+	EXPECT_EQ(1, counted(removes));
+}
+
+/*
+ * A kernel that refuses the registration changes nothing for the
+ * program: here the process's registrations are at the kernel's cap
+ * (ENOSPC), filled with the C library's section for pages of their own.
+ * (A kernel without the series refuses with EINVAL:
+ * tests/host/glibc-old-kernel.sh runs --old-kernel on the host's.)
+ */
+TEST(refused)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct object libc, obj;
+	size_t size = 4097 * page;
+	int i, ret = 0;
+	char *text;
+	void *dl;
+
+	if (!kernel_has("sframe_prctl"))
+		SKIP(return, "no SFrame registration in this kernel");
+	ASSERT_NE(NULL, find(&libc, "libc.so.6"));
+	text = mmap(NULL, size, PROT_READ | PROT_EXEC,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	ASSERT_NE(MAP_FAILED, text);
+	libc.arg.text_size = page;
+	for (i = 0; i < 4097 && !ret; i++) {
+		libc.arg.text_addr = (uintptr_t)text + i * page;
+		ret = registered(&libc);
+	}
+	ASSERT_EQ(-ENOSPC, ret);
+
+	for (i = 0; i < 2; i++) {
+		dl = dlopen("libsf-dl.so", RTLD_NOW);
+		ASSERT_NE(NULL, dl) TH_LOG("%s", dlerror());
+		EXPECT_EQ(13, call_lib(dl, "libsf_dl"));
+		ASSERT_NE(NULL, find(&obj, "libsf-dl.so"));
+		/* Not registered: there is no room for it either. */
+		EXPECT_EQ(-ENOSPC, registered(&obj));
+		ASSERT_EQ(0, dlclose(dl));
+	}
+	EXPECT_EQ(13, libsf(4));
+}
+
+/* Run on a kernel without the series (the host's): --old-kernel. */
+static int old_kernel(void)
+{
+	struct object obj;
+	void *dl;
+	int err;
+
+	if (!find(&obj, "libc.so.6") || !obj.arg.sframe_addr) {
+		printf("libc.so.6 has no .sframe\n");
+		return 1;
+	}
+	err = registered(&obj);
+	if (!err || err == -EEXIST) {
+		printf("PR_ADD_SFRAME works: this kernel has SFrame registration\n");
+		return 1;
+	}
+	dl = dlopen("libsf-dl.so", RTLD_NOW);
+	if (!dl || call_lib(dl, "libsf_dl") != 13 || dlclose(dl) ||
+	    libsf(4) != 13) {
+		printf("the libraries do not work\n");
+		return 1;
+	}
+	printf("the program runs unchanged; PR_ADD_SFRAME fails with %s\n",
+	       strerror(-err));
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && !strcmp(argv[1], "--old-kernel"))
+		return old_kernel();
+	return test_harness_run(argc, argv);
+}
