@@ -34,6 +34,8 @@ done
 # The glibc tests are built if scripts/glibc.sh has built that glibc.
 [ "$arch" = x86_64 ] && sysroot= || sysroot=$GUEST_ROOT
 glibc=$("$TOP/scripts/glibc.sh" "$arch" --installed) || glibc=
+[ -n "$glibc" ] ||
+	rm -rf "$kout/guest-tests/glibc" "$kout/guest-tests/perf-oracle/glibc"
 inroot make -s -C "$TOP/tests/guest" O="$kout/guest-tests" CROSS_COMPILE=$cross \
 	KHDR_INCLUDES="-isystem $kout/usr/include" GLIBC="$glibc" \
 	SELFTESTS="$tree/tools/testing/selftests/sframe" \

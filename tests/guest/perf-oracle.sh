@@ -30,12 +30,13 @@ cd "$dir"
 
 # record NAME CALL-GRAPH THREADS [BUILD]: perf script output in NAME.txt.
 # The LD_AUDIT module registers the library, except for the glibc build,
-# whose dynamic linker does (AUDIT=).
+# whose dynamic linker does.
 record()
 {
-	local rc=0
+	local rc=0 module=$audit
 
-	LD_AUDIT=${AUDIT-$audit} setarch -R perf record -q -B -e page-faults:u -c 1 -d \
+	[ "${4:-}" != glibc ] || module=
+	LD_AUDIT=$module setarch -R perf record -q -B -e page-faults:u -c 1 -d \
 		-m 2048 --call-graph "$2" -o "$dir/$1.data" "$bin/${4:-.}/prog" "$3" \
 		> /dev/null 2>&1 ||
 		{ echo "perf record --call-graph $2 failed"; exit 1; }
@@ -97,8 +98,8 @@ done
 # DWARF unwinding all the way.
 if [ -x "$bin/glibc/prog" ]; then
 	for threads in 0 4; do
-		AUDIT= record glibc-fp-$threads fp,defer $threads glibc
-		AUDIT= record glibc-dwarf-$threads dwarf $threads glibc
+		record glibc-fp-$threads fp,defer $threads glibc
+		record glibc-dwarf-$threads dwarf $threads glibc
 		echo "glibc build, $threads threads, fp,defer against dwarf through the C library:"
 		python3 "$src/compare.py" --through-libc \
 			--expect $((stops * (threads ? threads : 1))) \

@@ -43,10 +43,16 @@ static const char *const names[NR_CHAINS] = {
 static bool report;
 static int nr_done;
 
-/* The breakpoint: the top of every deferred chain taken here. */
+/*
+ * The breakpoint: the top of every deferred chain taken here.  Its
+ * return address, the second entry of the chain, is the one frame that
+ * the kernel finds in a register on arm64 and on the stack on x86_64.
+ */
+static uint64_t volatile hit_return;
+
 __attribute__((noipa)) void hit(void)
 {
-	__asm__ volatile("" ::: "memory");
+	hit_return = (uintptr_t)__builtin_return_address(0);
 }
 
 static _Unwind_Reason_Code one_frame(struct _Unwind_Context *ctx, void *data)
@@ -78,6 +84,23 @@ static bool in_libc(uint64_t ip)
 
 	return dladdr((void *)(uintptr_t)ip, &info) && info.dli_fname &&
 	       strstr(info.dli_fname, "/libc.so");
+}
+
+extern char _start[];
+
+/*
+ * Did the oracle reach the outermost frame, rather than stop at code
+ * without DWARF?  The main thread's chains end in the program's _start,
+ * right after its call into the C library; a thread's end in the C
+ * library, in the clone3() that started start_thread().
+ */
+static bool outermost(const struct trace *t, int which)
+{
+	uint64_t last = t->ips[t->nr - 1];
+
+	if (which == THREAD)
+		return t->nr >= 2 && in_libc(last) && in_libc(t->ips[t->nr - 2]);
+	return last > (uintptr_t)_start && last - (uintptr_t)_start < 64;
 }
 
 /*
@@ -113,7 +136,7 @@ __attribute__((noipa)) static int probe(struct callchain_event *ev, int which)
 		;
 	n = t.nr - from;
 	want[0] = (uintptr_t)hit;
-	want[1] = cc.nr > 1 ? cc.ips[1] : 0;
+	want[1] = hit_return;
 	memcpy(&want[2], &t.ips[from], n * sizeof(want[0]));
 	for (i = 0; i < n && i + 2 < (int)cc.nr; i++) {
 		if (cc.ips[i + 2] != want[i + 2])
@@ -126,8 +149,14 @@ __attribute__((noipa)) static int probe(struct callchain_event *ev, int which)
 		       names[which], matched, n, libc);
 		return 0;
 	}
-	if (n > 0 && cc.nr >= 3 && cc.ips[0] == (uintptr_t)hit &&
-	    matched == n && cc.nr == (uint64_t)n + 2 && libc > 0) {
+	if (!t.nr || !outermost(&t, which)) {
+		printf("not ok %d %s # the DWARF unwinder stopped short of the "
+		       "outermost frame\n", which + 1, names[which]);
+		return 1;
+	}
+	if (n > 0 && cc.nr >= 3 && cc.ips[0] == want[0] &&
+	    cc.ips[1] == want[1] && matched == n &&
+	    cc.nr == (uint64_t)n + 2 && libc > 0) {
 		printf("ok %d %s # %d frames, %d in libc\n", which + 1,
 		       names[which], n, libc);
 		return 0;
@@ -188,7 +217,12 @@ __attribute__((noipa)) static void *worker(void *arg)
 	return (void *)(long)probe(&ev, THREAD);
 }
 
-/* A signal handler: the chain goes through the kernel's signal frame. */
+/*
+ * A signal handler: the chain goes through the kernel's signal frame.
+ * probe() is not async-signal-safe (stdio, dladdr(), the DWARF unwinder
+ * takes the loader's lock): the signal comes from raise(), synchronously,
+ * while main() holds no lock.
+ */
 static struct callchain_event signal_ev;
 
 __attribute__((noipa)) static void handler(int sig)
@@ -219,16 +253,30 @@ int main(int argc, char **argv)
 	sort_some();
 
 	if (pthread_create(&thread, NULL, worker, NULL) ||
-	    pthread_join(thread, &ret))
+	    pthread_join(thread, &ret)) {
+		printf("not ok %d %s # no thread\n", THREAD + 1, names[THREAD]);
 		failed = 1;
-	else
+	} else {
 		failed |= ret != NULL;
+	}
 
-	signal(SIGUSR1, handler);
-	if (start(&signal_ev, SIGNAL) || raise(SIGUSR1))
+	if (signal(SIGUSR1, handler) == SIG_ERR) {
+		printf("not ok %d %s # no handler\n", SIGNAL + 1, names[SIGNAL]);
 		failed = 1;
+	} else if (start(&signal_ev, SIGNAL)) {
+		failed = 1;
+	} else if (raise(SIGUSR1)) {
+		printf("not ok %d %s # raise() failed\n", SIGNAL + 1,
+		       names[SIGNAL]);
+		failed = 1;
+	}
 
-	if (start(&atexit_ev, ATEXIT) || atexit(at_exit))
+	if (start(&atexit_ev, ATEXIT))
 		return 1;
+	if (atexit(at_exit)) {
+		printf("not ok %d %s # atexit() failed\n", ATEXIT + 1,
+		       names[ATEXIT]);
+		return 1;
+	}
 	return failed;
 }

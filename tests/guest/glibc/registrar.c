@@ -23,6 +23,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <linux/perf_event.h>
 
 #include "../kselftest_harness.h"
@@ -101,6 +102,60 @@ static int call_lib(void *dl, const char *fn)
 	return f ? f(4) : -1;
 }
 
+static int count_prctl_event(const char *event, const char *filter)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_TRACEPOINT,
+		.size = sizeof(attr),
+		.exclude_hv = 1,
+	};
+	char path[96];
+	FILE *f;
+	int fd;
+
+	snprintf(path, sizeof(path),
+		 "/sys/kernel/tracing/events/syscalls/%s/id", event);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	if (fscanf(f, "%llu", &attr.config) != 1)
+		attr.config = -1ULL;
+	fclose(f);
+	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter)) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
+/* Count this thread's prctl(@option) calls. */
+static int count_prctl(int option)
+{
+	char filter[32];
+
+	snprintf(filter, sizeof(filter), "option == %d", option);
+	return count_prctl_event("sys_enter_prctl", filter);
+}
+
+/* Count this thread's prctl() calls that return @ret. */
+static int count_prctl_ret(int ret)
+{
+	char filter[32];
+
+	snprintf(filter, sizeof(filter), "ret == %d", ret);
+	return count_prctl_event("sys_exit_prctl", filter);
+}
+
+static long counted(int fd)
+{
+	uint64_t n;
+
+	return read(fd, &n, sizeof(n)) == sizeof(n) ? (long)n : -1;
+}
+
 /*
  * The objects that ld.so mapped at start: the C library (built with
  * SFrame) and the program's library.  The program, ld.so and the vDSO are
@@ -121,10 +176,15 @@ TEST(at_start)
 	}
 }
 
-/* dlopen() registers; dlclose() removes. */
+/*
+ * dlopen() registers; dlclose() removes: its one PR_REMOVE_SFRAME
+ * succeeds, so the registration was still there for ld.so to remove
+ * (the kernel would also drop it at the unmapping).
+ */
 TEST(dlopen_dlclose)
 {
 	struct object obj;
+	int removed;
 	void *dl;
 
 	if (!kernel_has("sframe_prctl"))
@@ -135,9 +195,13 @@ TEST(dlopen_dlclose)
 	ASSERT_NE(0, obj.arg.sframe_addr);
 	EXPECT_EQ(13, call_lib(dl, "libsf_dl"));
 	EXPECT_EQ(-EEXIST, registered(&obj));
+
+	removed = count_prctl_ret(0);
+	ASSERT_LE(0, removed) TH_LOG("no prctl() syscall tracepoint: %s",
+				     strerror(-removed));
 	ASSERT_EQ(0, dlclose(dl));
+	EXPECT_EQ(1, counted(removed));
 	EXPECT_EQ(NULL, find(&obj, "libsf-dl.so"));
-	EXPECT_EQ(-ENOENT, sframe_prctl(PR_REMOVE_SFRAME, &obj.arg));
 }
 
 /*
@@ -146,40 +210,6 @@ TEST(dlopen_dlclose)
  * library with SFrame, one PR_REMOVE_SFRAME at its dlclose(), and no
  * call at all for a library without SFrame.
  */
-static int count_prctl(int option)
-{
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_TRACEPOINT,
-		.size = sizeof(attr),
-		.exclude_hv = 1,
-	};
-	char filter[32];
-	FILE *f;
-	int fd;
-
-	f = fopen("/sys/kernel/tracing/events/syscalls/sys_enter_prctl/id", "r");
-	if (!f)
-		return -errno;
-	if (fscanf(f, "%llu", &attr.config) != 1)
-		attr.config = -1ULL;
-	fclose(f);
-	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	snprintf(filter, sizeof(filter), "option == %d", option);
-	if (ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter)) {
-		close(fd);
-		return -EINVAL;
-	}
-	return fd;
-}
-
-static long counted(int fd)
-{
-	uint64_t n;
-
-	return read(fd, &n, sizeof(n)) == sizeof(n) ? (long)n : -1;
-}
 
 TEST(calls)
 {
@@ -225,7 +255,7 @@ TEST(refused)
 	long page = sysconf(_SC_PAGESIZE);
 	struct object libc, obj;
 	size_t size = 4097 * page;
-	int i, ret = 0;
+	int i, refusals, ret = 0;
 	char *text;
 	void *dl;
 
@@ -242,16 +272,51 @@ TEST(refused)
 	}
 	ASSERT_EQ(-ENOSPC, ret);
 
+	/* ld.so asks, once per executable segment, and is refused. */
+	refusals = count_prctl_ret(-ENOSPC);
+	ASSERT_LE(0, refusals);
 	for (i = 0; i < 2; i++) {
 		dl = dlopen("libsf-dl.so", RTLD_NOW);
 		ASSERT_NE(NULL, dl) TH_LOG("%s", dlerror());
-		EXPECT_EQ(13, call_lib(dl, "libsf_dl"));
 		ASSERT_NE(NULL, find(&obj, "libsf-dl.so"));
-		/* Not registered: there is no room for it either. */
-		EXPECT_EQ(-ENOSPC, registered(&obj));
+		EXPECT_EQ((i + 1) * obj.texts, counted(refusals));
+		EXPECT_EQ(13, call_lib(dl, "libsf_dl"));
 		ASSERT_EQ(0, dlclose(dl));
 	}
 	EXPECT_EQ(13, libsf(4));
+}
+
+/*
+ * GLIBC_TUNABLES=glibc.rtld.sframe=0 turns registration off: run again
+ * with it (--tunable-off), the C library is not registered.
+ */
+static int tunable_off(void)
+{
+	struct object obj;
+
+	if (!find(&obj, "libc.so.6") || !obj.arg.sframe_addr)
+		return 10;
+	/* Not registered: this registration is the first. */
+	return registered(&obj) ? 11 : 0;
+}
+
+TEST(tunable)
+{
+	char *const envp[] = { "GLIBC_TUNABLES=glibc.rtld.sframe=0", NULL };
+	int status;
+	pid_t pid;
+
+	if (!kernel_has("sframe_prctl"))
+		SKIP(return, "no SFrame registration in this kernel");
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		execle("/proc/self/exe", "registrar", "--tunable-off", NULL, envp);
+		_exit(2);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
 /* Run on a kernel without the series (the host's): --old-kernel. */
@@ -285,5 +350,7 @@ int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "--old-kernel"))
 		return old_kernel();
+	if (argc == 2 && !strcmp(argv[1], "--tunable-off"))
+		return tunable_off();
 	return test_harness_run(argc, argv);
 }

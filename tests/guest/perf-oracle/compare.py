@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""compare.py [--control|--report] [--expect N] FP DWARF: check perf's fp,defer
-callchains against its DWARF-unwound ones, sample by sample (perf script
+"""compare.py [--control|--report|--through-libc] [--expect N] FP DWARF: check
+perf's fp,defer callchains against its DWARF-unwound ones, sample by
+sample (perf script
 -F tid,addr,ip,sym,symoff,dso output of two runs of the same program).
 compare.py --same-functions N FP REF: the samples of FP, at least N, go
 through the same functions as those of REF, in order (same_functions()).
@@ -20,9 +21,10 @@ as they are: one is added back.
 With --through-libc (a program run against a C library with SFrame,
 registered by its dynamic linker): the DWARF chain is complete when it
 reaches the C library's outermost frame (_start, or the clone3() of a
-thread: thread_start on arm64), and the fp,defer chain must equal all of it; N is then a
-minimum: the first page fault, at the program's entry point (_start), is
-a complete chain of one frame here.
+thread: thread_start on arm64), and the fp,defer chain must equal all of
+it.  N counts the samples that go through main() or worker(), the stops;
+others that are complete too (the first page fault, at the program's
+entry point) are compared but not counted.
 
 Passes when N samples (default: at least 50) were compared and all match;
 with --control, when some do not (a run whose library has no SFrame);
@@ -112,7 +114,7 @@ def main():
     fp = {}
     for addr, chain in samples(args[0]):
         fp.setdefault(addr, chain)
-    compared = matched = incomplete = unpaired = 0
+    compared = matched = incomplete = unpaired = stops = 0
     shown = 0
     for addr, chain in samples(args[1]):
         if not chain or not ours(chain[0]):
@@ -126,6 +128,7 @@ def main():
                 incomplete += 1
                 continue
             want = oracle[:end + 1]
+            through = any(f[1] in ENDS for f in want)
         else:
             end = next((i for i, f in enumerate(oracle) if f[1] in ENDS), None)
             if end is None or end + 1 == len(oracle):
@@ -138,6 +141,7 @@ def main():
             unpaired += 1
             continue
         compared += 1
+        stops += libc and through
         if libc:
             ok = [f[0] for f in got] == [f[0] for f in want]
         else:
@@ -155,9 +159,11 @@ def main():
     print("  %d samples compared, %d match (%.1f%%); %d with an incomplete "
           "DWARF stack, %d without a fp,defer sample" %
           (compared, matched, rate, incomplete, unpaired))
-    if expect is not None and (compared < expect if libc else compared != expect):
-        print("  expected %s%d samples to compare" %
-              ("at least " if libc else "", expect))
+    counted = stops if libc else compared
+    if expect is not None and counted != expect:
+        print("  expected %d samples to compare%s, not %d" %
+              (expect, " through main() or worker()" if libc else "",
+               counted))
         return 1
     if compared < 50:
         return 1
