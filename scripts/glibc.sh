@@ -91,7 +91,7 @@ sed -i 's/ wctype manual po / wctype po /' "$src/Makeconfig"
 cross=()
 [ "$arch" = x86_64 ] || cross=(--host="$host" --build=x86_64-linux-gnu
 	CC="$host-gcc" CXX=false READELF="$host-readelf"
-	--with-headers=/usr/$host/include)
+	--with-headers="/usr/$host/include")
 # -O2 without debug info: perf resolves libc's symbols from .symtab, and
 # its DWARF unwinding (the tests' reference) uses .eh_frame.
 inroot bash -c 'cd "$1" && shift && "$@"' _ "$work/obj" \

@@ -35,7 +35,7 @@ for c in qsort thread signal atexit; do
 	[ -n "$s" ] && [ "${s% of *}" = "${s#* of }" ] || short=$((short + 1))
 done
 [ "$ARCH" = x86_64 ] && want=4 || want=1
-if [ $short -lt $want ]; then
+if [ "$short" -lt "$want" ]; then
 	echo "control: $short chains incomplete without the C library's SFrame, expected $want"
 	rc=1
 fi
