@@ -77,7 +77,7 @@ echo "$GLIBC_SHA  $tarball" | sha256sum -c --quiet - ||
 work=$CACHE/glibc/build-$arch
 rm -rf "$work" "$prefix"
 mkdir -p "$work/obj"
-log "building glibc $GLIBC_VER with SFrame for $arch (cold: about 15 minutes)"
+log "building glibc $GLIBC_VER with SFrame for $arch (5 to 8 minutes without ccache)"
 start=$(now)
 tar -C "$work" -xJf "$tarball"
 src=$work/glibc-$GLIBC_VER
