@@ -37,6 +37,12 @@
 # "ok"/"not ok" line per patch and arch; exits non-zero if any failed.
 # TREE is left at its original HEAD, its kernel configs as they were.
 # BISECT_FROM=REV checks only the commits after REV.
+#
+# A pass of the whole series is kept ($RESULTS, scripts/lib.sh), keyed by
+# the series' last commit (which names every prefix, and the base), the
+# arches, the cap, the exact toolchain, this script, lib.sh, kernel.sh
+# and the config fragments: with all of them unchanged, its lines are
+# printed again instead of building every prefix anew.
 
 . "$(dirname "$0")/lib.sh"
 # sort, comm and join must agree on one order.
@@ -50,6 +56,17 @@ cap=${BISECT_CAP:-24}
 
 head=$(git -C "$tree" rev-parse HEAD)
 branch=$(git -C "$tree" symbolic-ref -q --short HEAD || true)
+
+key=$( (echo "$head ${arches[*]} $cap"; root_stamp
+	cat "$0" "$TOP/scripts/lib.sh" "$TOP/scripts/kernel.sh" "$TOP"/config/*.config) |
+	sha256sum | cut -c1-16)
+passed=$RESULTS/bisect-$key
+if [ -z "${BISECT_FROM:-}" ] && [ -s "$passed" ]; then
+	echo "# every prefix passed in an earlier run with the same series ($head), toolchain and scripts (key $key): not built again"
+	cat "$passed"
+	exit 0
+fi
+
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -473,6 +490,7 @@ for c in $(git -C "$tree" rev-list --reverse "$from".."$head"); do
 		wait "${pids[i]}" || rc=$?
 		i=$((i + 1))
 		cat "$tmp/out-$arch"
+		grep '^ok - ' "$tmp/out-$arch" >> "$tmp/passes" || true
 		[ $rc -eq 0 ] && continue
 		fail=1
 		grep -q '^not ok' "$tmp/out-$arch" ||
@@ -480,4 +498,8 @@ for c in $(git -C "$tree" rev-list --reverse "$from".."$head"); do
 	done
 	first=0
 done
+if [ $fail = 0 ] && [ "$from" = base ]; then
+	mkdir -p "$RESULTS"
+	cp "$tmp/passes" "$passed.tmp" && mv "$passed.tmp" "$passed"
+fi
 exit $fail

@@ -130,6 +130,19 @@ inroot()
 		"$@"
 }
 
+# The exact toolchain: the package versions in the root, which a root
+# made again from the same package list may not have.
+root_stamp()
+{
+	sha256sum < "$ROOT/var/lib/dpkg/status" | cut -c1-16
+}
+
+# Passed checks whose inputs have not changed are not run again (as
+# ccache does for compilations): bisect.sh and checkpatch.sh keep a pass
+# in $RESULTS under a hash of everything the check reads, and print it
+# again, saying so.  A failure is never kept.
+RESULTS=$CACHE/results
+
 # lock_check_tree: make check, check-debug, demo, bench and fuzz share
 # $CACHE/trees/check and its kernel builds: two of them at once (a second
 # clone's make check, say) would check out, build and boot the tree under
