@@ -7,15 +7,15 @@
 # "PATCH TYPE reason...", PATCH being the file name without its number,
 # so that renumbering keeps the exception).  One "ok"/"not ok" per patch.
 # A patch that passed is not checked again while it, its exceptions,
-# checkpatch.pl with its data files and the toolchain are the same
-# ($RESULTS, scripts/lib.sh).
+# checkpatch.pl with its data files, this script and the toolchain are
+# the same ($RESULTS, scripts/lib.sh).
 
 . "$(dirname "$0")/lib.sh"
 
 tree=$(cd "${1:?usage: checkpatch.sh TREE}" && pwd)
 exceptions=${CHECKPATCH_EXCEPTIONS:-$TOP/config/checkpatch-exceptions}
 
-tool=$( (root_stamp; cd "$tree" && cat scripts/checkpatch.pl \
+tool=$( (root_stamp; cat "$0"; cd "$tree" && cat scripts/checkpatch.pl \
 	scripts/spelling.txt scripts/const_structs.checkpatch) | sha256sum | cut -c1-16)
 mkdir -p "$RESULTS"
 
