@@ -10,8 +10,10 @@
  * (default 1000000), spread over its text by a fixed pseudo-random
  * sequence, are looked up one after another, as the kernel looks them
  * up: narrowed by the index it makes of a section (sc_decoder.lookup).
- * Prints the number of FDEs and ns per lookup.  Under callgrind, lookups() alone is the cost of the
- * lookups: run with --toggle-collect=lookups.
+ * Prints ns per lookup, and the copies from "user memory" per lookup with
+ * the bytes they copy (the decoder's copy_from_user() calls, which the
+ * shim of tools/testing/sframe counts).  Under callgrind, lookups() alone is
+ * the cost of the lookups: run with --toggle-collect=lookups.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +32,7 @@
 /* What the decoder's uaccess shim reads: the section, at its address. */
 const unsigned char *sframe_umem;
 unsigned long sframe_umem_start, sframe_umem_end;
+unsigned long sframe_umem_copies, sframe_umem_bytes;
 static unsigned long faults;
 
 void sframe_umem_fault(unsigned long addr, unsigned long size)
@@ -94,7 +97,7 @@ lookups(void *sec, const unsigned long *ips, unsigned long n)
 int main(int argc, char **argv)
 {
 	unsigned long n = argc > 2 ? strtoul(argv[2], NULL, 0) : 1000000;
-	unsigned long *ips, i, x = 12345, ok;
+	unsigned long *ips, i, x = 12345, ok, copies, bytes;
 	struct timespec t0, t1;
 	void *sec;
 	double ns;
@@ -117,12 +120,16 @@ int main(int argc, char **argv)
 		x = x * 6364136223846793005UL + 1442695040888963407UL;
 		ips[i] = text_start + (x >> 11) % (text_end - text_start);
 	}
+	copies = sframe_umem_copies;
+	bytes = sframe_umem_bytes;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ok = lookups(sec, ips, n);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
+	copies = sframe_umem_copies - copies;
+	bytes = sframe_umem_bytes - bytes;
 	ns = (t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec);
-	printf("%s: %lu lookups, %lu found, %.1f ns per lookup\n",
-	       argv[1], n, ok, ns / n);
+	printf("%s: %lu lookups, %lu found, %.1f ns per lookup, %.2f copies of %.1f bytes per lookup\n",
+	       argv[1], n, ok, ns / n, (double)copies / n, (double)bytes / n);
 	if (faults || ok * 10 < n * 9) {
 		fprintf(stderr, "%s: %lu reads outside the section, %lu of %lu found\n",
 			argv[1], faults, ok, n);

@@ -71,18 +71,24 @@ for f in unwind spread; do
 	done
 done
 cat <<'EOF'
-The per-task cache has 63 sets of 4 entries, and each IP may be in
+The per-task cache has 60 sets of 4 entries, and each IP may be in
 either of two sets: a stack of up to a couple of hundred distinct return
-addresses stays in it when warm.  A miss copies the last FDEs of the
-search as one block, narrowed by the index that the kernel keeps of a
-section, and the function's attributes with its FREs.
+addresses stays in it when warm.  A miss makes one copy from user space
+in a section of up to 1016 FDEs, whose index keeps every FDE: the
+function's attributes with its FREs; in larger sections, the FDEs of one
+stride of the index are copied first, as one block.
 
-For comparison, the same tables of the previous design (make bench of
-2026-11-24 at 09cfc23: a 64-entry direct-mapped cache, one user read per
-step of the FDE search), per frame, SFrame / FP, warm / cold: recursion
-0.72 / 0.77 on x86_64 and 0.58 / 0.90 on arm64; distinct functions 3.93
-/ 3.70 on x86_64 and 2.28 / 2.54 on arm64.  Lookup instructions then: 822,
-1062, 1307 and 1426 at 10, 10^3, 10^5 and 10^6 FDEs.  Earlier still
+For comparison, the same tables before the index kept FDEs and the FRE
+scan was cut down (make bench of 2026-11-24 at 55a6435: the index held
+function starts only, and a miss copied two FDEs, then the FREs), per
+frame, SFrame / FP, warm / cold: recursion 0.63 / 0.79 on x86_64 and
+0.66 / 0.73 on arm64; distinct functions 0.63 / 2.96 on x86_64 and
+0.61 / 2.65 on arm64.  Lookup instructions then: 942, 1021, 1321 and
+1495 at 10, 10^3, 10^5 and 10^6 FDEs.  Before that (2026-11-24 at
+09cfc23: a 64-entry direct-mapped cache, one user read per step of the
+FDE search): recursion 0.72 / 0.77 on x86_64 and 0.58 / 0.90 on arm64;
+distinct functions 3.93 / 3.70 on x86_64 and 2.28 / 2.54 on arm64;
+lookup instructions 822, 1062, 1307 and 1426.  Earlier still
 (2026-11-22, the recursion only, x86_64, warm): 0.87; and without the
 cache: 4.7x.
 
@@ -95,22 +101,27 @@ generated functions (12 bytes, 4 FREs each), on the host.  Instructions
 are counted by callgrind (`--toggle-collect=lookups`, 100,000 lookups),
 which is deterministic; times are wall clock on the host.
 
-| FDEs | ns per lookup | instructions per lookup |
-| ---: | ---: | ---: |
+| FDEs | ns per lookup | instructions per lookup | copies per lookup | bytes copied per lookup |
+| ---: | ---: | ---: | ---: | ---: |
 EOF
-paste <(sed -n 's/.*funcs-\([0-9]*\)\.so: .* \([0-9.]*\) ns per lookup/\1 \2/p' lookup.txt) \
+paste <(sed -n 's/.*funcs-\([0-9]*\)\.so: .* \([0-9.]*\) ns per lookup, \([0-9.]*\) copies of \([0-9.]*\) bytes per lookup/\1 \2 \3 \4/p' lookup.txt) \
       <(sed -n 's/^[0-9]* FDEs: \([0-9]*\) instructions per lookup/\1/p' callgrind.txt) |
-	awk '{ printf "| %d | %.1f | %d |\n", $1, $2, $3 }'
+	awk '{ printf "| %d | %.1f | %d | %.2f | %.0f |\n", $1, $2, $5, $3, $4 }'
 cat <<'EOF'
 
-Each lookup is timed as the kernel makes it (`sc_decoder.lookup`):
-narrowed by the index of the section, which holds every function start
-up to 1016 FDEs, so that the FDE search is in memory and one copy of
-two FDEs; beyond that, single reads narrow the stride of the index
-further, a constant per doubling of the FDE count.  Most of the
-instructions are the FRE scan, bounded by the function's FREs, and the
-decoding of the FRE found: FREs vary in length and cannot be searched
-without decoding each one before.
+Each lookup is made as the kernel makes it (`sc_decoder.lookup`),
+narrowed by the index of the section.  Up to 1016 FDEs, the index keeps
+every FDE's start, size and FRE offset: the FDE search is in memory and
+the one copy is of the function's attributes and FREs.  Up to 16256
+FDEs, it keeps every second to sixteenth start; up to 260096, every
+16th: one more copy, of the FDEs of one stride.  Beyond, the index
+stops growing at 64 KiB, and single reads narrow its stride, one per
+doubling of the FDE count.  The rest is the FRE scan, bounded by the
+function's FREs, which decodes the start and info byte of each FRE and
+the data words of the one found: FREs vary in length, so they cannot be
+binary-searched without decoding the ones before.  The instruction
+counts include the shim's bounds checks and counters (a few per copy);
+the copies are the decoder's `copy_from_user()` calls.
 
 ## 3. perf: overhead and data, on the demo's workload
 
@@ -134,18 +145,30 @@ awk '
 		}
 		return a[int((k + 1) / 2)]
 	}
+	# A profiled run: its time, and what it adds per sample to the
+	# unprofiled run of the same binary (of the run that wrote perf.data).
+	function row(mode, bin, run, data, none,   ms) {
+		ms = med(t[run])
+		printf "| %s | %s | %d | %.2f | %d | %.1f | %d | %d |\n", mode, bin,
+			ms, ms / base, n[data], n[data] ? (ms - none) * 1000 / n[data] : 0,
+			n[data] ? size[data] / n[data] : 0, lost[data]
+	}
 	END {
 		base = med(t["none-sframe"]); fpb = med(t["none-fp"])
-		print "| run | binary | ms | vs. unprofiled SFrame build | perf.data bytes/sample | lost |"
-		print "| --- | --- | ---: | ---: | ---: | ---: |"
-		printf "| unprofiled | lua-sframe | %d | 1.00 | | |\n", base
-		printf "| unprofiled | lua-fp | %d | %.2f | | |\n", fpb, fpb / base
-		printf "| fp,defer | lua-fp | %d | %.2f | %d | %d |\n", med(t["fpdefer-fp"]), med(t["fpdefer-fp"]) / base, size["data-fp"] / n["data-fp"], lost["data-fp"]
-		printf "| fp,defer | lua-sframe | %d | %.2f | %d | %d |\n", med(t["fpdefer-sframe"]), med(t["fpdefer-sframe"]) / base, size["data-sframe"] / n["data-sframe"], lost["data-sframe"]
-		printf "| dwarf | lua-sframe | %d | %.2f | %d | %d |\n", med(t["dwarf-sframe"]), med(t["dwarf-sframe"]) / base, size["data-dwarf"] / n["data-dwarf"], lost["data-dwarf"]
+		print "| run | binary | ms | vs. unprofiled SFrame build | samples | us per sample | perf.data bytes/sample | lost |"
+		print "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+		printf "| unprofiled | lua-sframe | %d | 1.00 | | | | |\n", base
+		printf "| unprofiled | lua-fp | %d | %.2f | | | | |\n", fpb, fpb / base
+		row("fp,defer", "lua-fp", "fpdefer-fp", "data-fp", fpb)
+		row("fp,defer", "lua-sframe", "fpdefer-sframe", "data-sframe", base)
+		row("dwarf", "lua-sframe", "dwarf-sframe", "data-dwarf", base)
 		printf "\nperf.data per sample: dwarf / fp,defer with SFrame = %.1f\n", (size["data-dwarf"] / n["data-dwarf"]) / (size["data-sframe"] / n["data-sframe"])
 	}' overhead.txt
 cat <<'EOF'
+
+"us per sample" is what profiling adds to the unprofiled run of the same
+binary, divided by the samples of one run: the whole cost of a sample
+(interrupt, record, deferred unwind, perf's own work), in TCG time.
 
 A `fp,defer` sample holds its callchain, 8 bytes per frame, next to a
 fixed part (record headers, IP, time, period, and the deferred record's
@@ -174,10 +197,11 @@ cat <<'EOF'
 Per process, on top of its registrations (usually the program, its
 interpreter if it has SFrame, and the vDSO): the maple tree, a counter
 and a generation in `mm_struct` (32 bytes); per task that has been
-unwound with SFrame, the lookup cache (8072 bytes, an 8 KiB slab
+unwound with SFrame, the lookup cache (8160 bytes, an 8 KiB slab
 object), next to the 4 KiB that the deferred unwinder already keeps per
-task; per registered section that a lookup has needed, an index of at
-most 4 KiB (24 bytes and 4 per 16 FDEs).
+task; per registered section that a lookup has needed, an index: 12
+bytes per FDE up to 1016 FDEs (12 KiB), then 4 KiB up to 16256 FDEs,
+then 4 bytes per 16 FDEs, up to 64 KiB.
 EOF
 cat <<'EOF'
 
