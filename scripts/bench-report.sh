@@ -113,9 +113,9 @@ Each lookup is made as the kernel makes it (`sc_decoder.lookup`),
 narrowed by the index of the section.  Up to 1016 FDEs, the index keeps
 every FDE's start, size and FRE offset: the FDE search is in memory and
 the one copy is of the function's attributes and FREs.  Up to 16256
-FDEs, it keeps every second to sixteenth start; up to 260096, every
+FDEs, it keeps every second to sixteenth start; up to 65024, every
 16th: one more copy, of the FDEs of one stride.  Beyond, the index
-stops growing at 64 KiB, and single reads narrow its stride, one per
+stops growing at 16 KiB, and single reads narrow its stride, one per
 doubling of the FDE count.  The rest is the FRE scan, bounded by the
 function's FREs, which decodes the start and info byte of each FRE and
 the data words of the one found: FREs vary in length, so they cannot be
@@ -201,7 +201,7 @@ unwound with SFrame, the lookup cache (8160 bytes, an 8 KiB slab
 object), next to the 4 KiB that the deferred unwinder already keeps per
 task; per registered section that a lookup has needed, an index: 12
 bytes per FDE up to 1016 FDEs (12 KiB), then 4 KiB up to 16256 FDEs,
-then 4 bytes per 16 FDEs, up to 64 KiB.
+then 4 bytes per 16 FDEs, up to 16 KiB.
 EOF
 cat <<'EOF'
 
