@@ -231,3 +231,9 @@ awk '
 		}
 		printf "\nLost: %d of %d samples.\n", lost, total
 	}' sys.txt
+cat <<'EOF2'
+
+## 6. For comparison: the previous run
+
+EOF2
+cat "$top/bench/previous-55a6435.md"
