@@ -3,8 +3,10 @@
  * sframe-mem: kernel memory per registered .sframe section.  Registers a
  * copy of the program's own section for COUNT one-page text ranges with
  * PR_ADD_SFRAME (what a dynamic linker does per library), and reads the
- * slab usage of /proc/meminfo before, after, and after removing them all:
- * the registration's structure and its share of the maple tree's nodes.
+ * slab usage of /proc/meminfo before, after (once RCU has freed what the
+ * maple tree allocated ahead and did not use), and after removing them
+ * all: the registration's structure and its share of the maple tree's
+ * nodes.
  *
  *	sframe-mem [COUNT]	(default 2000; the limit is 4096 per process)
  */
@@ -75,6 +77,12 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	/*
+	 * The maple tree allocates nodes ahead of an insertion and frees
+	 * those it did not use after an RCU grace period: let them go, as
+	 * below, so that only what the registrations hold is counted.
+	 */
+	usleep(200000);
 	after = slab();
 	arg.text_addr = 0;
 	arg.text_size = 0;

@@ -183,8 +183,10 @@ cat <<'EOF'
 `bench/sframe-mem.c` in the guest registers a copy of its own section
 for 2000 one-page text ranges with `PR_ADD_SFRAME` and reads `Slab:` of
 /proc/meminfo before and after: the `struct sframe_section` and its share
-of the maple tree's nodes.  Three runs; slab accounting is by page, so
-single runs vary.
+of the maple tree's nodes, counted once RCU has freed the nodes that the
+tree allocated ahead and did not use.  Five runs; slab accounting is by
+page, and the first runs in a fresh guest also grow the slab caches, so
+single runs vary: the median is reported.
 
 EOF
 sed 's/^/    /' mem.txt

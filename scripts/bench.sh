@@ -155,7 +155,7 @@ cat unwind.txt
 ./unwind-cost -s > spread.txt
 cat spread.txt
 echo '== sframe-mem'
-for r in 1 2 3; do ./sframe-mem 2000; done > mem.txt
+for r in 1 2 3 4 5; do ./sframe-mem 2000; done > mem.txt
 cat mem.txt
 echo '== system-wide'
 bash $TOP/bench/system-wide.sh $bench/sys $procs $sys_secs 32 > sys.txt
