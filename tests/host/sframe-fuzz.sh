@@ -8,7 +8,8 @@
 # corpus (tests/fuzz/corpus.tar.xz, made by make fuzz FUZZ_UPDATE=1), then
 # fuzzes from it: FUZZ_CHECK_TIME seconds (default 30) under ASan,
 # FUZZ_MSAN_TIME (default 15) under MSan.  Any crash, sanitizer report,
-# leak or input slower than 5 seconds fails.
+# leak (ASan) or input slower than 5 seconds fails; the input and the log
+# are kept in $CACHE/fuzz-failures.
 
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -19,6 +20,8 @@ inroot make -s -C "$tree/tools/testing/sframe" sframe-fuzz sframe-fuzz-msan
 
 work=$(mktemp -d -p "$CACHE" fuzztest.XXXXXX)
 trap 'rm -rf "$work"' EXIT
+# What fails is kept: the input, and the fuzzer's log.
+keep=$CACHE/fuzz-failures
 mkdir "$work/corpus"
 tar -C "$work/corpus" -xJf "$top/tests/fuzz/corpus.tar.xz"
 n=$(ls "$work/corpus" | wc -l)
@@ -29,17 +32,20 @@ n=$(ls "$work/corpus" | wc -l)
 fuzz()
 {
 	local bin=$tree/tools/testing/sframe/$1 log=$work/$1
-	local opts=(-timeout=5 -max_len=65536 -artifact_prefix="$work/")
+	local opts=(-timeout=5 -max_len=65536 -artifact_prefix="$keep/$1-")
 
-	mkdir "$log.new"
+	mkdir -p "$log.new" "$keep"
 	inroot "$bin" "${opts[@]}" -runs=0 "$work/corpus" > "$log.replay" 2>&1 ||
-		{ tail -n 30 "$log.replay"; die "$1: replaying the corpus failed"; }
+		{ tail -n 30 "$log.replay"; cp "$log.replay" "$keep/$1.log"
+		  die "$1: replaying the corpus failed (see $keep)"; }
 	echo "$1: replayed $n inputs: $(grep -o 'Done [0-9]* runs' "$log.replay")"
 
 	inroot "$bin" "${opts[@]}" -max_total_time="$2" -print_final_stats=1 \
 		"$log.new" "$work/corpus" > "$log.fuzz" 2>&1 ||
-		{ grep -E 'ERROR|SUMMARY|runtime error|WARNING' "$log.fuzz" | head -n 20
-		  tail -n 30 "$log.fuzz"; die "$1: the fuzzer found a bug"; }
+		{ grep -E 'ERROR|SUMMARY|runtime error|WARNING' "$log.fuzz" |
+			head -n 20 || true
+		  tail -n 30 "$log.fuzz"; cp "$log.fuzz" "$keep/$1.log"
+		  die "$1: the fuzzer found a bug (see $keep)"; }
 	echo "$1: fuzzed: $(grep -o 'Done [0-9]* runs in [0-9]* second(s)' "$log.fuzz"), no crash"
 }
 
