@@ -32,7 +32,11 @@
  * callchain of a batch is read back and must hold at least DEPTH frames:
  * a walk that stopped early would look cheap.
  *
- *	unwind-cost [-s] [DEPTH...]	(default 8 32 128; with -s 16 64 127)
+ *	unwind-cost [-s] [-H] [DEPTH...]  (default 8 32 128; with -s 16 64 127)
+ *
+ * -H handles a signal first, as most programs do: the kernel's walks
+ * then compare every frame that SFrame does not describe with the
+ * handler's restorer (kernel/unwind/user.c).
  *
  * Prints one line per depth and mode: median ns per fault and the
  * unwind's share, then the per-frame slopes.
@@ -41,6 +45,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <link.h>
+#include <signal.h>
 #include <linux/perf_event.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -244,6 +249,25 @@ static __attribute__((__noinline__)) int measure(void)
 	return 0;
 }
 
+static void on_signal(int sig)
+{
+}
+
+/*
+ * -H: handle a signal, as most programs do, so that the kernel's walks
+ * have a restorer to compare each frame that SFrame does not describe
+ * with.  Without a handler, they have none.
+ */
+static void handle_signal(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	if (sigaction(SIGUSR2, &sa, NULL)) {
+		perror("sigaction");
+		exit(1);
+	}
+}
+
 /* The recursion: DEPTH frames of this, then the batches. */
 static __attribute__((__noinline__)) void descend(int depth)
 {
@@ -278,12 +302,18 @@ int main(int argc, char **argv)
 	int depths[MAX_DEPTHS] = { 8, 32, 128 };
 	int n = 3, i, m, spreading = 0, arg = 1;
 
-	if (argc > 1 && !strcmp(argv[1], "-s")) {
-		spreading = 1;
-		arg++;
-		depths[0] = 16;
-		depths[1] = 64;
-		depths[2] = NR_SPREAD - 1;
+	for (; arg < argc && argv[arg][0] == '-'; arg++) {
+		if (!strcmp(argv[arg], "-s")) {
+			spreading = 1;
+			depths[0] = 16;
+			depths[1] = 64;
+			depths[2] = NR_SPREAD - 1;
+		} else if (!strcmp(argv[arg], "-H")) {
+			handle_signal();
+		} else {
+			fprintf(stderr, "usage: unwind-cost [-s] [-H] [DEPTH...]\n");
+			return 1;
+		}
 	}
 	if (argc > arg) {
 		n = argc - arg < MAX_DEPTHS ? argc - arg : MAX_DEPTHS;
