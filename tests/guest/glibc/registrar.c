@@ -17,14 +17,18 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <linux/filter.h>
 #include <linux/perf_event.h>
+#include <linux/seccomp.h>
 
 #include "../kselftest_harness.h"
 #include "callchain.h"
@@ -102,7 +106,12 @@ static int call_lib(void *dl, const char *fn)
 	return f ? f(4) : -1;
 }
 
-static int count_prctl_event(const char *event, const char *filter)
+/*
+ * Count the events of @pid (0: this thread), from its next exec() on if
+ * @on_exec.
+ */
+static int count_event(const char *event, const char *filter, pid_t pid,
+		       bool on_exec)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_TRACEPOINT,
@@ -121,7 +130,9 @@ static int count_prctl_event(const char *event, const char *filter)
 	if (fscanf(f, "%llu", &attr.config) != 1)
 		attr.config = -1ULL;
 	fclose(f);
-	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	attr.disabled = on_exec;
+	attr.enable_on_exec = on_exec;
+	fd = syscall(__NR_perf_event_open, &attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	if (ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter)) {
@@ -137,7 +148,7 @@ static int count_prctl(int option)
 	char filter[32];
 
 	snprintf(filter, sizeof(filter), "option == %d", option);
-	return count_prctl_event("sys_enter_prctl", filter);
+	return count_event("sys_enter_prctl", filter, 0, false);
 }
 
 /* Count this thread's prctl() calls that return @ret. */
@@ -146,7 +157,7 @@ static int count_prctl_ret(int ret)
 	char filter[32];
 
 	snprintf(filter, sizeof(filter), "ret == %d", ret);
-	return count_prctl_event("sys_exit_prctl", filter);
+	return count_event("sys_exit_prctl", filter, 0, false);
 }
 
 static long counted(int fd)
@@ -287,6 +298,120 @@ TEST(refused)
 }
 
 /*
+ * Make prctl(PR_ADD_SFRAME) and prctl(PR_REMOVE_SFRAME) fail with @err
+ * for this thread and its children, as a sandbox's seccomp filter that
+ * returns an error for options it does not know.  A filter cannot be
+ * removed: the harness runs each test in a child of its own.
+ */
+static int refuse_sframe_prctl(int err)
+{
+	struct sock_filter insns[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_prctl, 0, 4),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, args[0])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PR_ADD_SFRAME, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PR_REMOVE_SFRAME, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | err),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {
+		.len = sizeof(insns) / sizeof(insns[0]),
+		.filter = insns,
+	};
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -errno;
+	return syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) ?
+	       -errno : 0;
+}
+
+/*
+ * A seccomp filter installed after start that returns an error (not one
+ * that kills): dlopen(), the library's code and dlclose() work, and each
+ * load still asks, once per executable segment, since a refusal is about
+ * one object.  The kernel never sees the calls: they are counted on the
+ * syscall's exit, with the filter's error.
+ */
+TEST(seccomp_errno)
+{
+	struct object obj;
+	int refusals, i;
+	void *dl;
+
+	if (!kernel_has("sframe_prctl"))
+		SKIP(return, "no SFrame registration in this kernel");
+	ASSERT_EQ(0, refuse_sframe_prctl(EPERM));
+	refusals = count_prctl_ret(-EPERM);
+	ASSERT_LE(0, refusals) TH_LOG("no prctl() syscall tracepoint: %s",
+				      strerror(-refusals));
+	for (i = 0; i < 2; i++) {
+		dl = dlopen("libsf-dl.so", RTLD_NOW);
+		ASSERT_NE(NULL, dl) TH_LOG("%s", dlerror());
+		ASSERT_NE(NULL, find(&obj, "libsf-dl.so"));
+		EXPECT_EQ(13, call_lib(dl, "libsf_dl"));
+		/* Not registered, so not removed: no PR_REMOVE_SFRAME. */
+		ASSERT_EQ(0, dlclose(dl));
+		EXPECT_EQ((i + 1) * obj.texts, counted(refusals));
+	}
+	EXPECT_EQ(-EPERM, registered(&obj));
+}
+
+/*
+ * A filter inherited at exec, which returns ENOSYS (what sandboxes return
+ * most) for the options: ld.so asks the kernel once, with a structure
+ * that the kernel could not read, takes the error for "no registration
+ * in this process", and makes no other call, neither for the libraries
+ * of the start nor at dlopen().  The parent counts the child's calls from
+ * its exec() on.  (Before, ld.so only stopped at EINVAL: one refused call
+ * per object.)
+ */
+static int under_filter(void)
+{
+	void *dl = dlopen("libsf-dl.so", RTLD_NOW);
+
+	if (!dl || call_lib(dl, "libsf_dl") != 13 || dlclose(dl) ||
+	    libsf(4) != 13)
+		return 1;
+	return 0;
+}
+
+TEST(seccomp_at_start)
+{
+	int go[2], refused, calls, status;
+	char c = 0;
+	pid_t pid;
+
+	if (!kernel_has("sframe_prctl"))
+		SKIP(return, "no SFrame registration in this kernel");
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1 || refuse_sframe_prctl(ENOSYS))
+			_exit(3);
+		execl("/proc/self/exe", "registrar", "--under-filter", NULL);
+		_exit(2);
+	}
+	close(go[0]);
+	refused = count_event("sys_exit_prctl", "ret == -38", pid, true);
+	calls = count_event("sys_exit_prctl", "ret != 0", pid, true);
+	c = 1;
+	ASSERT_EQ(1, write(go[1], &c, 1));
+	close(go[1]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_LE(0, refused) TH_LOG("no prctl() syscall tracepoint: %s",
+				     strerror(-refused));
+	ASSERT_LE(0, calls);
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(1, counted(refused));
+	EXPECT_EQ(1, counted(calls));
+}
+
+/*
  * GLIBC_TUNABLES=glibc.rtld.sframe=0 turns registration off: run again
  * with it (--tunable-off), the C library is not registered.
  */
@@ -346,11 +471,87 @@ static int old_kernel(void)
 	return 0;
 }
 
+static int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Fork and exec the program to exit at once, with @envp; in ns. */
+static long start_once(char *const envp[])
+{
+	struct timespec t0, t1;
+	int status;
+	pid_t pid;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		execle("/proc/self/exe", "registrar", "--exit", NULL, envp);
+		_exit(2);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0.tv_sec) * 1000000000L + t1.tv_nsec - t0.tv_nsec;
+}
+
+/*
+ * --start-cost N: the start of a process with four objects with SFrame
+ * data that ld.so registers (the C library, libm, libsf.so and, preloaded,
+ * libsf-dl.so; the program, ld.so and the vDSO are the kernel's), N times
+ * with registration on and N times off, alternated; the medians.
+ */
+static int start_cost(int n)
+{
+	char *const on[] = { "LD_PRELOAD=libsf-dl.so libm.so.6",
+			     "GLIBC_TUNABLES=glibc.rtld.sframe=1", NULL };
+	char *const off[] = { "LD_PRELOAD=libsf-dl.so libm.so.6",
+			      "GLIBC_TUNABLES=glibc.rtld.sframe=0", NULL };
+	long *t_on, *t_off, m_on, m_off;
+	int i;
+
+	if (n < 1 || n > 100000)
+		return 1;
+	t_on = calloc(n, sizeof(*t_on));
+	t_off = calloc(n, sizeof(*t_off));
+	if (!t_on || !t_off)
+		return 1;
+	for (i = 0; i < n; i++) {
+		t_on[i] = start_once(on);
+		t_off[i] = start_once(off);
+		if (t_on[i] < 0 || t_off[i] < 0) {
+			printf("the program did not start and exit\n");
+			return 1;
+		}
+	}
+	qsort(t_on, n, sizeof(*t_on), cmp_long);
+	qsort(t_off, n, sizeof(*t_off), cmp_long);
+	m_on = t_on[n / 2];
+	m_off = t_off[n / 2];
+	printf("start of a process with 4 objects registered by ld.so, median of %d: registration on %ld us, off %ld us, %+ld us (%+.1f%%)\n",
+	       n, m_on / 1000, m_off / 1000, (m_on - m_off) / 1000,
+	       100.0 * (m_on - m_off) / m_off);
+	free(t_on);
+	free(t_off);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "--old-kernel"))
 		return old_kernel();
 	if (argc == 2 && !strcmp(argv[1], "--tunable-off"))
 		return tunable_off();
+	if (argc == 2 && !strcmp(argv[1], "--exit"))
+		return 0;
+	if (argc == 2 && !strcmp(argv[1], "--under-filter"))
+		return under_filter();
+	if (argc == 3 && !strcmp(argv[1], "--start-cost"))
+		return start_cost(atoi(argv[2]));
 	return test_harness_run(argc, argv);
 }
