@@ -27,6 +27,6 @@ if echo "$out" | grep -q '^ok .* # SKIP'; then
 fi
 # What registration adds to the start of a process: a measurement, for
 # the record (bench/results.md), not a verdict.
-cost=$("$prog" --start-cost 30) || { echo "$cost"; rc=1; }
+cost=$("$prog" --start-cost 15) || { echo "$cost"; rc=1; }
 echo "# $cost"
 exit $rc
