@@ -532,7 +532,9 @@ static int start_cost(int n)
 			     "GLIBC_TUNABLES=glibc.rtld.sframe=1", NULL };
 	char *const off[] = { "LD_PRELOAD=libsf-dl.so libm.so.6",
 			      "GLIBC_TUNABLES=glibc.rtld.sframe=0", NULL };
-	long *t_on, *t_off, m_on, m_off;
+	long *t_on, *t_off, m_on, m_off, pair;
+	struct timespec t0, t1;
+	struct object obj;
 	int i, ret = 1;
 
 	if (n < 1 || n > 10000)
@@ -549,6 +551,17 @@ static int start_cost(int n)
 			goto out;
 		}
 	}
+	if (!find(&obj, "libsf.so"))
+		goto out;
+	/* The registration alone, many times over for a coarse clock. */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < 1000; i++)
+		if (sframe_prctl(PR_REMOVE_SFRAME, &obj.arg) ||
+		    sframe_prctl(PR_ADD_SFRAME, &obj.arg))
+			goto out;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	pair = ((t1.tv_sec - t0.tv_sec) * 1000000000L + t1.tv_nsec -
+		t0.tv_nsec) / 1000;
 	qsort(t_on, n, sizeof(*t_on), cmp_long);
 	qsort(t_off, n, sizeof(*t_off), cmp_long);
 	m_on = t_on[n / 2] / START_BATCH;
@@ -556,6 +569,8 @@ static int start_cost(int n)
 	printf("start of a process with 4 objects registered by ld.so, median of %d batches of %d: registration on %ld us, off %ld us, %+ld us (%+.1f%%)\n",
 	       n, START_BATCH, m_on / 1000, m_off / 1000,
 	       (m_on - m_off) / 1000, 100.0 * (m_on - m_off) / m_off);
+	printf("PR_REMOVE_SFRAME then PR_ADD_SFRAME of libsf.so, 1000 times: %ld ns a pair\n",
+	       pair);
 	ret = 0;
 out:
 	free(t_on);
