@@ -26,46 +26,46 @@ help:
 	@echo 'make clean        remove out/'
 
 check:
-	@scripts/check.sh full
+	@check/check.sh full
 
 check-fast:
-	@scripts/check.sh fast
+	@check/check.sh fast
 
 check-debug:
-	@scripts/check.sh debug
+	@check/check.sh debug
 
 demo:
-	@scripts/demo.sh
+	@demo/demo.sh
 
 bench:
-	@scripts/bench.sh
+	@bench/bench.sh
 
 fuzz:
-	@scripts/fuzz.sh
+	@fuzz/fuzz.sh
 
 toolchain:
-	@scripts/toolchain.sh
+	@pipeline/toolchain.sh
 
 base:
-	@scripts/fetch-base.sh
+	@pipeline/base.sh
 
 tree: toolchain
-	@scripts/tree.sh
+	@pipeline/tree.sh
 
 export:
-	@scripts/export.sh
+	@pipeline/export.sh
 
 kernel: toolchain
-	@scripts/kernel.sh $(ARCH) build/linux
+	@pipeline/kernel.sh $(ARCH) build/linux
 
 selftests: toolchain
-	@scripts/selftests.sh $(ARCH) build/linux
+	@pipeline/selftests.sh $(ARCH) build/linux
 
 # make run ARCH=arm64 CMD='uname -a': a command in a guest of build/linux.
 CMD ?= uname -a
 export CMD
 run:
-	@CMD="$$CMD" scripts/vm.sh $(ARCH) build/linux 600 "$$CMD"
+	@CMD="$$CMD" pipeline/run.sh $(ARCH) build/linux 600 "$$CMD"
 
 clean:
 	rm -rf out

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * busy: one process of the system-wide benchmark (scripts/bench.sh).
+ * busy: one process of the system-wide benchmark (bench/bench.sh).
  *
  *	busy DEPTH SECONDS
  *
  * Calls a stack of DEPTH + 1 distinct functions spread over the four
  * libraries of bench/spread.h, again and again for SECONDS, with a little
  * work at the bottom, and prints how many times it went down the stack:
- * its throughput.  scripts/bench.sh builds it twice, with frame pointers
+ * its throughput.  bench/bench.sh builds it twice, with frame pointers
  * and with SFrame but no frame pointers, and runs many copies of both at
  * once, profiled system-wide and not.
  */

@@ -21,7 +21,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "../tests/guest/lib/self-sframe.h"
+#include "../check/guest/lib/self-sframe.h"
 
 
 static struct prctl_sframe self;

@@ -58,7 +58,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../tests/guest/lib/self-sframe.h"
+#include "../check/guest/lib/self-sframe.h"
 #include "callchain.h"
 #include "spread.h"
 

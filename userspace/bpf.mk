@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Rules for libbpf programs, included by the Makefiles that build them
-# (tests/guest, userspace/bpf-profile) for the architecture of
+# (check/guest, userspace/bpf-profile) for the architecture of
 # CROSS_COMPILE, into $(O)/bpf:
 #
 #	$(O)/bpf/vmlinux.h	the types of the kernel under test, from the

@@ -17,7 +17,7 @@
  *	stacks:
  *	COUNT IP IP ...		(each distinct stack, innermost first)
  *
- * scripts/bpf-profile-report.py names the frames and draws the flame graph.
+ * demo/bpf-profile-report.py names the frames and draws the flame graph.
  */
 #define _GNU_SOURCE
 #include <errno.h>

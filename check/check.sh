@@ -1,0 +1,262 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check.sh [fast|debug] - the whole verdict on the series:
+#   toolchain, series applies, checkpatch, kernels, bisectability,
+#   selftests and project tests in x86_64 and arm64 guests, host tests.
+# "fast" skips the bisect step and arm64.  "debug" (make check-debug) runs
+# the selftests and the guest tests only, on an x86_64 kernel with
+# config/debug.config (KASAN, UBSAN, KFENCE, lockdep, kmemleak...), the
+# stress test for STRESS_TIME seconds (default 300).  Every test is
+# counted; the last line is "N passed, N failed, N skipped".  Exits
+# non-zero on a failure.
+#
+# The tree under test is $CACHE/trees/check (not build/linux, the
+# developer's): re-applying the series there rewrites only the files that
+# changed, which keeps the cached kernel builds incremental.
+
+. "$(dirname "$0")/../lib/lib.sh"
+
+mode=${1:-full}
+tree=$CACHE/trees/check
+lock_check_tree
+rdir=$OUT/check
+stress=${STRESS_TIME:-10}
+gtimeout=${GUEST_TIMEOUT:-900}
+if [ "$mode" = debug ]; then
+	export KVARIANT=debug
+	rdir=$OUT/check-debug
+	stress=${STRESS_TIME:-300}
+	# The debug kernel takes about 10 minutes to boot under TCG, half of
+	# it in virtme-init's "udevadm settle", and runs the selftests up to
+	# three times slower than the test kernel.
+	gtimeout=${GUEST_TIMEOUT:-5400}
+fi
+mkdir -p "$rdir"
+: > "$rdir/results"
+: > "$rdir/steps"
+start=$(now)
+
+if [ "$mode" = fast ] || [ "$mode" = debug ]; then
+	arches=(x86_64)
+else
+	arches=(x86_64 arm64)
+fi
+
+# result pass|fail|skip NAME [REASON]
+result()
+{
+	printf '%s\t%s\t%s\n' "$1" "$2" "${3:-}" >> "$rdir/results"
+	case $1 in
+	pass) printf '  PASS  %s\n' "$2" ;;
+	fail) printf '  FAIL  %s%s\n' "$2" "${3:+ ($3)}" ;;
+	skip) printf '  SKIP  %s (%s)\n' "$2" "${3:-}" ;;
+	esac
+}
+
+# Turn the flat "ok - name"/"not ok - name" lines of the checkpatch and
+# bisect logs into results, prefixed by $2.  They carry no test number,
+# which kunit_parser requires of a result line.
+tap_results()
+{
+	local log=$1 prefix=$2 line name
+
+	while IFS= read -r line; do
+		case $line in
+		"ok "*"# SKIP"*)
+			name=${line#ok }; name=${name#[0-9]* }; name=${name#- }
+			result skip "$prefix${name%% # SKIP*}" "${name#*# SKIP }" ;;
+		"ok "*)
+			name=${line#ok }; name=${name#[0-9]* }; name=${name#- }
+			result pass "$prefix$name" ;;
+		"not ok "*)
+			name=${line#not ok }; name=${name#[0-9]* }; name=${name#- }
+			result fail "$prefix$name" ;;
+		esac
+	done < "$log"
+}
+
+# ktap_results PREFIX FILE [OPTION...]: count the results of the KTAP in
+# FILE with the kernel's parser, through lib/ktap-results.py.
+ktap_results()
+{
+	local prefix=$1 file=$2 out status name reason
+	shift 2
+
+	out=$(python3 "$TOP/lib/ktap-results.py" "$@" \
+		"$tree/tools/testing/kunit" "$prefix" "$file") ||
+		out+=$'\n'"fail	$prefix${file##*/}	ktap-results.py failed"
+	while IFS=$'\t' read -r status name reason; do
+		[ -z "$status" ] || result "$status" "$name" "$reason"
+	done <<< "$out"
+}
+
+# step NAME COMMAND...: run and time a step; its output goes to a log.
+step()
+{
+	local name=$1 t0 rc log
+	shift
+	log=$rdir/$(echo "$name" | tr ' /' '__').log
+	printf '==> %s\n' "$name"
+	t0=$(now)
+	rc=0
+	"$@" > "$log" 2>&1 || rc=$?
+	printf '%s\t%s\t%ss\n' "$name" "$([ $rc -eq 0 ] && echo ok || echo FAILED)" \
+		"$(($(now) - t0))" >> "$rdir/steps"
+	printf '    %s in %ss (log: %s)\n' "$([ $rc -eq 0 ] && echo ok || echo FAILED)" \
+		"$(($(now) - t0))" "${log#$TOP/}"
+	if [ $rc -ne 0 ]; then
+		tail -n 25 "$log" | sed 's/^/    | /'
+	fi
+	return $rc
+}
+
+finish()
+{
+	local p f s
+
+	echo
+	echo "Steps:"
+	awk -F'\t' '{ printf "  %-36s %-7s %s\n", $1, $2, $3 }' "$rdir/steps"
+	echo "Total time: $(($(now) - start))s"
+	p=$(grep -c '^pass' "$rdir/results" || true)
+	f=$(grep -c '^fail' "$rdir/results" || true)
+	s=$(grep -c '^skip' "$rdir/results" || true)
+	if [ "$f" -gt 0 ]; then
+		echo "Failed:"
+		awk -F'\t' '$1 == "fail" {
+			print "  " $2 ($3 == "" ? "" : " (" $3 ")") }' "$rdir/results"
+	fi
+	if [ "$s" -gt 0 ]; then
+		echo "Skipped:"
+		grep '^skip' "$rdir/results" | cut -f2,3 | sed 's/\t/: /; s/^/  /'
+	fi
+	echo "$p passed, $f failed, $s skipped"
+	[ "$f" -eq 0 ] && [ "$p" -gt 0 ]
+	exit
+}
+
+# A step whose failure stops the run (nothing after it can be trusted).
+fatal()
+{
+	result fail "$1"
+	finish
+}
+
+step "toolchain" "$TOP/pipeline/toolchain.sh" || fatal "toolchain root"
+
+if step "apply series" env FORCE=1 "$TOP/pipeline/tree.sh" "$tree"; then
+	result pass "series applies to the base"
+else
+	fatal "series applies to the base"
+fi
+grep -h '^==> base:' "$rdir/apply_series.log" | sed 's/^==> /    /' || true
+
+# The tools' copy of the SFrame format must be the kernel's, byte for byte.
+if cmp -s "$tree/include/linux/sframe_types.h" \
+	  "$tree/tools/include/linux/sframe_types.h"; then
+	result pass "tools/include/linux/sframe_types.h is the kernel's"
+else
+	result fail "tools/include/linux/sframe_types.h is the kernel's"
+fi
+
+if [ "$mode" != debug ]; then
+	rc=0
+	step "checkpatch" "$TOP/check/checkpatch.sh" "$tree" || rc=$?
+	tap_results "$rdir/checkpatch.log" ""
+	[ $rc -eq 0 ] || grep -q '^not ok - checkpatch' "$rdir/checkpatch.log" ||
+		result fail "checkpatch step ran"
+fi
+
+declare -A built
+for arch in "${arches[@]}"; do
+	if step "kernel $arch" "$TOP/pipeline/kernel.sh" "$arch" "$tree"; then
+		result pass "$arch kernel builds with the full series"
+		built[$arch]=1
+	else
+		result fail "$arch kernel builds with the full series"
+	fi
+done
+
+if [ "$mode" = full ]; then
+	rc=0
+	step "bisect" "$TOP/check/bisect.sh" "$tree" "${arches[@]}" || rc=$?
+	tap_results "$rdir/bisect.log" ""
+	# Failing without a failed patch: the step itself broke.
+	[ $rc -eq 0 ] || grep -q '^not ok - bisect' "$rdir/bisect.log" ||
+		result fail "bisect step ran"
+	# Back at the full series: rebuild what the prefixes touched.
+	for arch in "${arches[@]}"; do
+		step "kernel $arch (after bisect)" "$TOP/pipeline/kernel.sh" "$arch" "$tree" ||
+			fatal "$arch kernel rebuild after bisect"
+	done
+fi
+
+for arch in "${arches[@]}"; do
+	kout=$(kbuild_dir "$arch" "$tree")
+	if [ -z "${built[$arch]:-}" ]; then
+		result fail "$arch guest (no kernel to boot)"
+		continue
+	fi
+	# glibc with SFrame and the registering ld.so (userspace/glibc), for
+	# the glibc guest tests: cached, built once per change of its inputs.
+	if step "glibc $arch" "$TOP/pipeline/glibc.sh" "$arch"; then
+		result pass "$arch glibc of userspace/glibc builds"
+	else
+		result fail "$arch glibc of userspace/glibc builds"
+	fi
+	if ! step "selftests build $arch" "$TOP/pipeline/selftests.sh" "$arch" "$tree"; then
+		result fail "$arch selftests build"
+		continue
+	fi
+	result pass "$arch selftests build"
+	# The guest writes its KTAP output to files, the selftests' and the
+	# project tests': the console mixes streams.
+	gtap=$rdir/guest_$arch.tap
+	ptap=$rdir/project_$arch.tap
+	rm -f "$gtap" "$ptap"
+	guestcmd=$(printf '%q ' env STRESS_TIME="$stress" \
+		bash "$TOP/check/guest-tests.sh" "$arch" "$tree" "$kout" \
+		"$gtap" "$ptap")
+	gok=0
+	step "guest $arch" "$TOP/pipeline/run.sh" "$arch" "$tree" "$gtimeout" \
+		"$guestcmd" && gok=1
+	if [ $gok = 1 ]; then
+		result pass "$arch guest boots and runs the tests"
+	else
+		result fail "$arch guest boots and runs the tests"
+	fi
+	[ -e "$gtap" ] || continue
+	# Each selftest case counts, as "ARCH: PROG: CASE"; a program that
+	# failed without a failed case (crash, timeout), skipped as a whole
+	# or printed no case counts itself, as "ARCH: PROG".
+	ktap_results "$arch: " "$gtap" --name "sframe selftests"
+	grep -qE '^(not )?ok [0-9]+ selftests: sframe: ' "$gtap" ||
+		result fail "$arch: sframe selftests ran"
+	# Each project test counts, as "ARCH: project: NAME", and so does
+	# each case of the KTAP it passes on, as "ARCH: PROGRAM: CASE"
+	# (check/guest/bpf.sh).
+	ktap_results "$arch: " "$ptap" --top --name "project tests"
+	# A failed project test's own output, so that a CI log says why.
+	[ ! -e "$ptap" ] ||
+	awk '/^(not )?ok [0-9]+ / { if (/^not ok [0-9]+ project: /) {
+		print "    output of " $0 ":"; printf "%s", out }
+		out = ""; next }
+	     /^# / { out = out "      " substr($0, 3) "\n" }' "$ptap"
+done
+
+[ "$mode" != debug ] || finish
+# The host tests: check/pipeline/ tests the pipeline, check/host/ the
+# product's pieces that run on the host.  Each takes the check tree.
+for t in "$TOP"/check/pipeline/*.sh "$TOP"/check/host/*.sh; do
+	[ -e "$t" ] || continue
+	name=$(basename "$t" .sh)
+	[[ $t != */check/pipeline/* ]] || name=pipeline-$name
+	if step "host test $name" bash "$t" "$tree"; then
+		result pass "host: $name"
+	else
+		result fail "host: $name"
+	fi
+done
+
+finish

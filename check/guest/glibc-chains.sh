@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Call chains through the C library, with the glibc of userspace/glibc
+# (built with SFrame, its ld.so registering each object it maps) and
+# without LD_AUDIT: glibc/chains takes chains from a qsort() comparison
+# function, a thread, an atexit() handler and a signal handler, each
+# equal frame for frame to libgcc's DWARF unwinding, through the C
+# library to its outermost frame.  The same program against the root's
+# own C library (no SFrame) is run for comparison: the table below.
+
+set -u
+bin=$KOUT/guest-tests/glibc
+for p in chains stock/chains; do
+	[ -x "$bin/$p" ] || { echo "$bin/$p missing: check/guest not built with GLIBC="; exit 1; }
+done
+
+rc=0
+out=$("$bin/chains" 2>&1) || rc=1
+echo "$out"
+stock=$("$bin/stock/chains" --report 2>&1) || rc=1
+echo "$stock" | sed 's/^/stock: /'
+
+# The table: frames matched against the DWARF unwinder, per chain.  The
+# control: against the root's C library, which has no SFrame, chains must
+# come out incomplete, or the comparison could not tell: all four on
+# x86_64, whose C library has no frame pointers; at least one on arm64,
+# where frame pointers get further through it.
+echo "chain | stock glibc (no SFrame) | glibc of userspace/glibc"
+short=0
+for c in qsort thread signal atexit; do
+	s=$(echo "$stock" | sed -n "s/^ok [0-9]* $c # \([0-9]* of [0-9]*\) frames.*/\1/p")
+	p=$(echo "$out" | sed -n "s/^ok [0-9]* $c # \([0-9]*\) frames.*/\1 of \1/p")
+	echo "$c | ${s:-?} | ${p:-failed}"
+	[ -n "$s" ] && [ "${s% of *}" = "${s#* of }" ] || short=$((short + 1))
+done
+[ "$ARCH" = x86_64 ] && want=4 || want=1
+if [ "$short" -lt "$want" ]; then
+	echo "control: $short chains incomplete without the C library's SFrame, expected $want"
+	rc=1
+fi
+exit $rc

@@ -1,0 +1,32 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The dynamic linker as the registrar, with the glibc of userspace/glibc
+# and without LD_AUDIT (glibc/registrar): the libraries mapped at start
+# and by dlopen() are registered, dlclose() removes them, a library
+# without .sframe costs no call, a kernel that refuses the registrations
+# changes nothing for the program, nor does a seccomp filter that returns
+# an error for the prctl() options, and glibc.rtld.sframe=0 turns it off.
+# The kernel under test has the series: a skipped case is a failure.
+
+set -u
+prog=$KOUT/guest-tests/glibc/registrar
+[ -x "$prog" ] || { echo "$prog missing: check/guest not built with GLIBC="; exit 1; }
+# The program counts the prctl() calls of ld.so on their syscall
+# tracepoints.
+if ! mountpoint -q /sys/kernel/tracing; then
+	mount -t tracefs nodev /sys/kernel/tracing ||
+		{ echo "cannot mount tracefs"; exit 1; }
+fi
+out=$("$prog" 2>&1)
+rc=$?
+echo "$out"
+if echo "$out" | grep -q '^ok .* # SKIP'; then
+	echo "a case was skipped: this kernel has the series"
+	rc=1
+fi
+# What registration adds to the start of a process: a measurement, for
+# the record (userspace/glibc/README.md), not a verdict.
+cost=$("$prog" --start-cost 15) || rc=1
+echo "$cost" | sed 's/^/# /'
+exit $rc

@@ -1,0 +1,36 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The kernel's SFrame decoder (kernel/unwind/sframe_decode.c, built in
+# user space by tools/testing/sframe) must give the same rules as libsframe at every
+# PC of a corpus of real code built with -Wa,--gsframe for x86_64 and
+# aarch64 (tools/testing/sframe/corpus.sh: lua, zlib, bzip2, zstd, mbedtls,
+# pcre2 from Debian's sources) and of the selftest programs that check.sh
+# built for both architectures.
+
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/lib/lib.sh"
+
+tree=${1:?usage: $0 TREE (the check tree, docs/check-tree.md)}
+out=$CACHE/corpus/out
+
+inroot env SFRAME_CACHE="$CACHE" "$tree/tools/testing/sframe/corpus.sh" "$out"
+
+files=(-f "$out/x86_64/files.txt" -f "$out/aarch64/files.txt")
+for arch in x86_64 arm64; do
+	sel=$(kbuild_dir "$arch" "$tree")/kselftest/sframe
+	[ -d "$sel" ] || die "no $arch selftests in $sel: run check.sh"
+	for f in "$sel"/*; do
+		# budget's deep_run() has 65535 FREs: comparing each of its
+		# PCs reads them all, some 4 billion reads for two
+		# architectures, minutes for push/pop rules that the corpus
+		# has everywhere.
+		[ "$(basename "$f")" != budget ] || continue
+		case $(head -c 4 "$f" | od -An -c | tr -d ' ') in
+		177ELF) files+=("$f") ;;
+		esac
+	done
+done
+
+inroot make -s -C "$tree/tools/testing/sframe" check FILES="${files[*]}"

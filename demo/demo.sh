@@ -1,0 +1,250 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make demo: what "perf record --call-graph fp,defer" gives for a real
+# program built without frame pointers, with and without the series'
+# SFrame unwinding, against DWARF unwinding as the reference.
+#
+# Builds (or reuses) the toolchain, the patched x86_64 kernel and the Lua
+# interpreter from Debian's sources (demo/workload.sh), boots the
+# kernel, profiles the interpreter running demo/workload.lua in
+# four ways, and writes to out/demo/:
+#
+#   perf-MODE.data, report-MODE.txt (perf report --stdio call graphs),
+#   flame-MODE.html (perf script report flamegraph), script-MODE.txt,
+#   summary.txt (also printed)
+#
+# for MODE:
+#   sframe    lua-sframe (no frame pointers, SFrame), fp,defer
+#   nosframe  the same binary without its .sframe section, fp,defer:
+#             what frame-pointer unwinding gives for it today
+#   fp        lua-fp (built with frame pointers), fp,defer
+#   dwarf     lua-sframe, --call-graph dwarf: the reference
+#
+# and the same workload under ftrace, with trace-cmd: a deferred user
+# stack (trace option userstacktrace_deferred) at each scheduler tick of
+# the interpreter (event sched:sched_stat_runtime), for lua-sframe,
+# lua-nosframe and lua-fp; trace-cmd report prints the frames with the
+# project's libtraceevent plugin (userspace/trace-cmd), and
+# demo/trace-cmd-stacks.py names them with the address maps trace-cmd
+# saved (--proc-map):
+#
+#   trace-cmd-MODE.dat, stacks-MODE.txt (the named stacks)
+#
+# and under BPF, with the project's bpf-profile (userspace/bpf-profile), a
+# sampling profiler like bcc's profile whose BPF programs ask for deferred
+# user stacks (bpf_unwind_user_request()), at the rate perf samples at,
+# for lua-sframe, lua-nosframe and lua-fp; demo/bpf-profile-report.py
+# names the frames and draws the flame graph:
+#
+#   bpf-profile-MODE.txt (its output), bpf-stacks-MODE.txt (the named
+#   stacks), flame-bpf-MODE.html
+
+. "$(dirname "$0")/../lib/lib.sh"
+
+tree=$CACHE/trees/check
+lock_check_tree
+demo=$OUT/demo
+rounds=${DEMO_ROUNDS:-300}
+rate=${DEMO_RATE:-499}
+modes="sframe nosframe fp dwarf"
+mkdir -p "$demo"
+rm -f "$demo"/perf-*.data "$demo"/report-*.txt "$demo"/script-*.txt \
+	"$demo"/flame-*.html "$demo"/summary.txt "$demo"/trace-cmd-*.dat \
+	"$demo"/stacks-*.txt "$demo"/bpf-profile-*.txt "$demo"/bpf-stacks-*.txt \
+	"$demo"/flame-bpf-*.html
+tcmodes="sframe nosframe fp"
+
+log "toolchain"
+"$TOP/pipeline/toolchain.sh"
+log "kernel tree: base + patches/"
+FORCE=1 "$TOP/pipeline/tree.sh" "$tree"
+log "x86_64 kernel"
+"$TOP/pipeline/kernel.sh" x86_64 "$tree"
+log "workload: Lua from Debian's lua5.4 sources, three builds"
+"$TOP/demo/workload.sh" "$demo/lua"
+log "flame graph template"
+template=$("$TOP/demo/flamegraph-template.sh")
+
+log "perf without debuginfod for the guest"
+inroot make -s -C "$TOP/check/guest" O="$demo/guest" \
+	SELFTESTS="$tree/tools/testing/selftests/sframe" \
+	"$demo/guest/nodebuginfod/libdebuginfod.so.1"
+log "trace-cmd's plugin for deferred user stacks"
+inroot make -s -C "$TOP/userspace/trace-cmd" O="$demo/guest/plugins"
+log "bpf-profile"
+inroot make -s -C "$TOP/userspace/bpf-profile" O="$demo/guest/bpf-profile" \
+	VMLINUX="$(kbuild_dir x86_64 "$tree")/vmlinux"
+
+log "profiling in the guest (QEMU TCG; a few minutes)"
+# perf writes its data to the guest's tmpfs: writing it straight to the
+# directory shared with the host fails with EFAULT.  -B: perf 7.2
+# crashes collecting build-ids of binaries on the shared directory; the
+# reports are made on the host, where the binaries are at the same paths.
+# perf runs with a libdebuginfod.so.1 without servers: the real one's
+# libcurl has crashed perf in the guests (check/guest/nodebuginfod).
+# The guest runs a script of its own: a command this long would not fit
+# on the kernel command line that virtme-ng passes it on.
+cat > "$demo/guest.sh" <<EOF
+set -e
+cd $demo
+export LD_LIBRARY_PATH=$demo/guest/nodebuginfod
+for mode in $modes; do
+	case \$mode in
+	sframe|dwarf)	bin=lua-sframe ;;
+	*)		bin=lua-\$mode ;;
+	esac
+	cg=fp,defer
+	[ \$mode = dwarf ] && cg=dwarf
+	echo "== \$mode: \$bin, --call-graph \$cg"
+	perf record -q -B -F $rate -e cpu-clock:u --call-graph \$cg \\
+		-o /tmp/perf-\$mode.data ./lua/\$bin $TOP/demo/workload.lua $rounds
+	cat /tmp/perf-\$mode.data > perf-\$mode.data
+done
+for mode in $tcmodes; do
+	echo "== bpf-profile: lua-\$mode"
+	guest/bpf-profile/bpf-profile -F $rate -o /tmp/bpf-\$mode.txt \\
+		./lua/lua-\$mode $TOP/demo/workload.lua $rounds
+	cat /tmp/bpf-\$mode.txt > bpf-profile-\$mode.txt
+done
+mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
+# No -F: trace-cmd 3.4 with -F and --proc-map races with its own child,
+# which asks to be traced (PTRACE_TRACEME) while trace-cmd attaches to it
+# (PTRACE_ATTACH).  When the child wins, the attach fails ("Unable to
+# trace process N children"), the child is never counted as the task
+# whose exit ends the recording, and trace-cmd waits for its own recorders
+# for ever.  Without -F the child does not ask, so trace-cmd's attach
+# always succeeds; the event is filtered on the interpreter's name
+# instead.  The timeout stays, in case trace-cmd stalls in another way:
+# SIGINT after 5 minutes, SIGKILL 10 seconds later, and the mode is
+# reported as stalled.
+for mode in $tcmodes; do
+	echo "== trace-cmd: lua-\$mode"
+	rm -f /tmp/tc-\$mode.dat
+	timeout -k 10 -s INT 300 trace-cmd record -q --proc-map \\
+		-o /tmp/tc-\$mode.dat -e sched:sched_stat_runtime \\
+		-f "comm == \\"lua-\$mode\\"" -O userstacktrace_deferred \\
+		./lua/lua-\$mode $TOP/demo/workload.lua $rounds ||
+		echo "trace-cmd exited with \$?"
+	cat /tmp/tc-\$mode.dat > trace-cmd-\$mode.dat || true
+done
+EOF
+"$TOP/pipeline/run.sh" x86_64 "$tree" 1200 "bash $demo/guest.sh" \
+	> "$demo/guest.log" 2>&1 ||
+	{ tail -n 30 "$demo/guest.log"; die "guest run failed"; }
+
+for mode in $modes; do
+	log "reports: $mode"
+	data=$demo/perf-$mode.data
+	inroot perf report -i "$data" --stdio --no-children -G \
+		> "$demo/report-$mode.txt" 2>/dev/null
+	inroot perf script -i "$data" -F ip,sym > "$demo/script-$mode.txt" 2>/dev/null
+	# The flame graph script reads ./perf.data (it runs "perf report
+	# --header-only" itself); its own options go after "--".
+	rm -rf "$demo/.flame" && mkdir "$demo/.flame"
+	ln -s "$data" "$demo/.flame/perf.data"
+	(cd "$demo/.flame" && inroot perf script report flamegraph -- \
+		--template "$template" -o "$demo/flame-$mode.html") \
+		> "$demo/.flame.log" 2>&1 || {
+		cat "$demo/.flame.log"
+		die "perf script report flamegraph failed for $mode"
+	}
+done
+rm -rf "$demo/.flame" "$demo/.flame.log"
+
+# trace-cmd's stacks, named on the host: one summary line per mode.
+for mode in $tcmodes; do
+	log "trace-cmd report: $mode"
+	data=$demo/trace-cmd-$mode.dat
+	printf "%-9s " "$mode" > "$demo/.tc-$mode"
+	if ! TRACEEVENT_PLUGIN_DIR=$demo/guest/plugins inroot trace-cmd report \
+		-i "$data" > "$demo/.report.txt" 2>/dev/null ||
+	   ! inroot trace-cmd dump --options -i "$data" > "$demo/.maps.txt" 2>/dev/null; then
+		echo "(trace-cmd record stalled: see guest.log)" >> "$demo/.tc-$mode"
+		continue
+	fi
+	inroot python3 "$TOP/demo/trace-cmd-stacks.py" "$demo/.report.txt" \
+		"$demo/.maps.txt" "$demo/stacks-$mode.txt" >> "$demo/.tc-$mode"
+done
+rm -f "$demo/.report.txt" "$demo/.maps.txt"
+
+# bpf-profile's stacks, named on the host, and their flame graphs.
+for mode in $tcmodes; do
+	log "bpf-profile report: $mode"
+	printf "%-9s " "$mode" > "$demo/.bpf-$mode"
+	inroot python3 "$TOP/demo/bpf-profile-report.py" \
+		"$demo/bpf-profile-$mode.txt" "$template" \
+		"$demo/bpf-stacks-$mode.txt" "$demo/flame-bpf-$mode.html" \
+		>> "$demo/.bpf-$mode"
+done
+
+# One line per mode: samples, share of samples whose user stack reaches
+# main(), mean user stack depth, perf.data bytes per sample.
+summary()
+{
+	local mode=$1 size
+
+	size=$(stat -c %s "$demo/perf-$mode.data")
+	awk -v mode="$mode" -v size="$size" '
+	function flush() {
+		if (!n) return
+		samples++; depth += n
+		if (has_main) main++
+		n = 0; has_main = 0
+	}
+	/^[[:space:]]*$/ { flush(); next }
+	{ n++; if ($2 == "main") has_main = 1 }
+	END {
+		flush()
+		printf "%-9s %8d %13.1f%% %11.1f %11.1f MB %10d\n", mode,
+			samples, samples ? 100 * main / samples : 0,
+			samples ? depth / samples : 0, size / 1e6,
+			samples ? size / samples : 0
+	}' "$demo/script-$mode.txt"
+}
+
+{
+	echo "perf record -F $rate -e cpu-clock:u, Lua $(sed 's/.*_\(.*\)\.orig.*/\1/' "$demo/lua/SOURCE") running demo/workload.lua $rounds"
+	echo "in the patched x86_64 kernel under QEMU TCG"
+	echo
+	printf "%-9s %8s %14s %11s %14s %10s\n" mode samples "reach main" \
+		"mean depth" perf.data "B/sample"
+	for mode in $modes; do
+		summary "$mode"
+	done
+	echo
+	echo "sframe:   lua built -fomit-frame-pointer -Wa,--gsframe, --call-graph fp,defer"
+	echo "nosframe: the same binary, .sframe removed (frame pointers only, as today)"
+	echo "fp:       lua built -fno-omit-frame-pointer, --call-graph fp,defer"
+	echo "dwarf:    lua-sframe, --call-graph dwarf (8 KiB of stack copied per sample)"
+	echo
+	echo "trace-cmd record -O userstacktrace_deferred -e sched:sched_stat_runtime,"
+	echo "the same workload: a deferred user stack per scheduler tick of Lua"
+	echo
+	printf "%-9s %8s %14s %11s\n" mode stacks "reach main" "mean depth"
+	for mode in $tcmodes; do
+		cat "$demo/.tc-$mode"
+	done
+	rm -f "$demo"/.tc-*
+	echo
+	echo "bpf-profile -F $rate (BPF, cpu-clock user samples, deferred user stacks),"
+	echo "the same workload"
+	echo
+	printf "%-9s %8s %14s %11s\n" mode samples "reach main" "mean depth"
+	for mode in $tcmodes; do
+		cat "$demo/.bpf-$mode"
+	done
+	rm -f "$demo"/.bpf-*
+} > "$demo/summary.txt"
+
+echo
+cat "$demo/summary.txt"
+echo
+echo "Outputs in $demo:"
+echo "  report-MODE.txt  perf report --stdio call graphs"
+echo "  flame-MODE.html  flame graphs (perf script report flamegraph)"
+echo "  perf-MODE.data   the recordings; guest.log: the guest's output"
+echo "  stacks-MODE.txt  trace-cmd's deferred stacks, named"
+echo "  trace-cmd-MODE.dat  trace-cmd's recordings"
+echo "  flame-bpf-MODE.html  bpf-profile's flame graphs"
+echo "  bpf-stacks-MODE.txt  bpf-profile's stacks, named"

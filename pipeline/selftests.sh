@@ -1,0 +1,46 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# selftests.sh ARCH TREE - build TREE's sframe selftests for ARCH on the
+# host (cross-compiled for arm64), against the uapi headers of TREE's
+# ARCH kernel build, so that the guest only runs them.
+
+. "$(dirname "$0")/../lib/lib.sh"
+
+arch=${1:?usage: selftests.sh ARCH TREE}
+tree=$(cd "${2:?}" && pwd)
+kout=$(kbuild_dir "$arch" "$tree")
+
+arch_vars "$arch"
+karch=$KARCH cross=$CROSS
+
+cd "$tree"
+inroot make -s O="$kout" ARCH=$karch CROSS_COMPILE=$cross headers
+inroot make -s -C tools/testing/selftests TARGETS=sframe O="$kout" \
+	ARCH=$karch CROSS_COMPILE=$cross \
+	KHDR_INCLUDES="-isystem $kout/usr/include"
+
+# The toolchain root's binutils emit SFrame V3: a program built as a skip
+# script (check_sframe_cc.sh found no SFrame) means the probe or the root
+# broke, which would otherwise only show as skipped tests.
+for f in "$kout"/kselftest/sframe/*; do
+	head -c 10 "$f" | grep -qax '#!/bin/sh' &&
+	grep -qa '^echo "1\.\.0 # SKIP' "$f" &&
+		die "$(basename "$f") was built as a skip script: $(sed -n 2p "$f")"
+done
+
+# The programs of the project's guest tests (check/guest/), likewise; the
+# BPF ones against the BTF of this kernel and the libbpf of the guest.
+# The glibc tests are built if pipeline/glibc.sh has built that glibc.
+[ "$arch" = x86_64 ] && sysroot= || sysroot=$GUEST_ROOT
+glibc=$("$TOP/pipeline/glibc.sh" "$arch" --installed) || glibc=
+[ -n "$glibc" ] ||
+	rm -rf "$kout/guest-tests/glibc" "$kout/guest-tests/perf-oracle/glibc"
+inroot make -s -C "$TOP/check/guest" O="$kout/guest-tests" CROSS_COMPILE=$cross \
+	KHDR_INCLUDES="-isystem $kout/usr/include" GLIBC="$glibc" \
+	SELFTESTS="$tree/tools/testing/selftests/sframe" \
+	VMLINUX="$kout/vmlinux" LIBBPF_SYSROOT="$sysroot"
+# and the libtraceevent plugin that trace-cmd prints deferred user stacks
+# with (userspace/trace-cmd).
+inroot make -s -C "$TOP/userspace/trace-cmd" \
+	O="$kout/guest-tests/trace-cmd/plugins" CROSS_COMPILE=$cross
