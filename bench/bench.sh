@@ -1,23 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make bench: what SFrame unwinding costs, measured; results in
-# out/bench/results.md (bench/results.md is the committed copy).
-#
-#  1. per-frame cost of a deferred unwind, SFrame against frame pointers,
-#     on the same stacks of one binary: a recursion of depths 8, 32 and
-#     128, and a stack of distinct functions spread over four libraries,
-#     with the per-task lookup cache warm and cold (bench/unwind-cost.c,
-#     in the x86_64 and arm64 guests)
-#  2. the decoder natively on the host: ns and instructions (callgrind)
-#     per lookup for sections of 10 to 10^6 FDEs (bench/lookup-cost.c
-#     linked with tools/testing/sframe's build of kernel/unwind/sframe_decode.c)
-#  3. perf's overhead and data: the demo's Lua workload unprofiled and
-#     under perf record in three modes (guest)
-#  4. kernel memory per registered section (bench/sframe-mem.c, guest)
-#
-# Guest times are QEMU TCG times: only ratios taken in one run mean
-# anything, and those are what is reported.
+# make bench: what SFrame unwinding costs, measured as bench/README.md
+# describes.  Builds the bench programs and the Lua workload into
+# out/bench/, runs the decoder on the host and the rest in the x86_64
+# guest (bench/guest-x86_64.sh) and the arm64 guest (bench/guest-arm64.sh),
+# and makes out/bench/results.md of their raw results (bench/report.sh).
+# A run on base + patches/ also writes it to bench/results.md, which is
+# committed as the last run's results.
 
 . "$(dirname "$0")/../lib/lib.sh"
 
@@ -43,7 +33,8 @@ for a in x86_64 arm64; do
 	"$TOP/pipeline/kernel.sh" $a "$tree"
 done
 log "workload: Lua from Debian's lua5.4 sources"
-"$TOP/demo/workload.sh" "$OUT/demo/lua"
+lua=$bench/lua
+"$TOP/demo/workload.sh" "$lua"
 
 log "bench programs"
 sel=$tree/tools/testing/selftests/sframe
@@ -54,7 +45,7 @@ build_unwind_cost()
 {
 	local arch=$1 dir=$2 ko cc i
 	local cflags=(-O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
-		      -Wa,--gsframe -I"$TOP/bench")
+		      "-Wa,--gsframe" -I"$TOP/bench")
 
 	ko=$(kbuild_dir "$arch" "$tree")
 	arch_vars "$arch"
@@ -132,8 +123,6 @@ PY
 done
 
 log "in the guest (QEMU TCG; several minutes)"
-lua=$OUT/demo/lua
-w=$TOP/demo/workload.lua
 rounds=${BENCH_ROUNDS:-300}
 # The system-wide run: BENCH_PROCS processes for BENCH_SYS_SECONDS.
 procs=${BENCH_PROCS:-50}
@@ -141,72 +130,33 @@ sys_secs=${BENCH_SYS_SECONDS:-20}
 # tsc=reliable: a loaded host makes the guest's clocksource watchdog
 # give up the TSC for jiffies, whose 4 ms would be all the resolution;
 # the guest refuses to measure on anything but the TSC.
-# The guest runs a script: a command line this long does not fit on the
-# kernel command line, where virtme-ng passes it.
-cat > "$bench/guest.sh" <<EOF
-set -e
-cd $bench
-cs=\$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)
-[ "\$cs" = tsc ] || { echo "guest clock: \$cs, not tsc: times would be jiffies"; exit 1; }
-sysctl -qw kernel.perf_event_max_stack=512
-echo '== unwind-cost'
-./unwind-cost 8 32 128 > unwind.txt
-cat unwind.txt
-./unwind-cost -s > spread.txt
-cat spread.txt
-echo '== sframe-mem'
-for r in 1 2 3 4 5; do ./sframe-mem 2000; done > mem.txt
-cat mem.txt
-echo '== system-wide'
-bash $TOP/bench/system-wide.sh $bench/sys $procs $sys_secs 32 > sys.txt
-cat sys.txt
-echo '== perf overhead'
-cp $lua/lua-sframe $lua/lua-fp /tmp/
-t()
-{
-	local s=\$(date +%s%N)
-	"\$@" > /dev/null 2>&1
-	echo \$(( (\$(date +%s%N) - s) / 1000000 ))
-}
-for r in 1 2 3; do
-	echo "none-sframe \$(t /tmp/lua-sframe $w $rounds)"
-	echo "none-fp \$(t /tmp/lua-fp $w $rounds)"
-	for m in fp sframe; do
-		echo "fpdefer-\$m \$(t perf record -q -F 999 -e cpu-clock:u --call-graph fp,defer -o /tmp/\$m.data /tmp/lua-\$m $w $rounds)"
-	done
-	echo "dwarf-sframe \$(t perf record -q -F 999 -e cpu-clock:u --call-graph dwarf -o /tmp/dwarf.data /tmp/lua-sframe $w $rounds)"
-done > overhead.txt
-for m in fp sframe dwarf; do
-	n=\$(perf script -i /tmp/\$m.data -F ip 2>/dev/null | grep -c '^\$' || true)
-	lost=\$(perf report -i /tmp/\$m.data --stats 2>/dev/null | awk '\$1 ~ /^LOST/ { s += \$3 } END { print s + 0 }')
-	echo "data-\$m \$(stat -c %s /tmp/\$m.data) \$n \$lost"
-done >> overhead.txt
-cat overhead.txt
-EOF
 # Under a loaded host the guest's PIT calibration of the TSC can fail
 # ("could not calculate TSC khz"), which leaves it on jiffies: give it
 # the host's frequency, which is what TCG's TSC counts.
 # "cpu MHz" is the host's current clock, close to its TSC rate: ns
 # figures may be off by that much, ratios of one run are not.
 khz=$(awk -F: '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo)
+guestcmd=$(printf '%q ' bash "$TOP/bench/guest-x86_64.sh" "$bench" "$lua" \
+	"$rounds" "$procs" "$sys_secs")
 VM_APPEND="tsc=reliable${khz:+ tsc_early_khz=$khz}" "$TOP/pipeline/run.sh" x86_64 "$tree" 1800 \
-	"bash $bench/guest.sh" > "$bench/guest.log" 2>&1 ||
+	"$guestcmd" > "$bench/guest.log" 2>&1 ||
 	{ tail -n 30 "$bench/guest.log"; die "guest run failed"; }
 
 log "unwind-cost in the arm64 guest"
-cat > "$bench/arm64/guest.sh" <<EOF
-set -e
-cd $bench/arm64
-sysctl -qw kernel.perf_event_max_stack=512
-./unwind-cost 8 32 128 > unwind.txt
-./unwind-cost -s > spread.txt
-cat unwind.txt spread.txt
-EOF
-"$TOP/pipeline/run.sh" arm64 "$tree" 3600 "bash $bench/arm64/guest.sh" \
+guestcmd=$(printf '%q ' bash "$TOP/bench/guest-arm64.sh" "$bench/arm64")
+"$TOP/pipeline/run.sh" arm64 "$tree" 3600 "$guestcmd" \
 	> "$bench/arm64/guest.log" 2>&1 ||
 	{ tail -n 30 "$bench/arm64/guest.log"; die "arm64 guest run failed"; }
 
+# The kernel, for the results' provenance line.
+if [ -z "${BENCH_TREE:-}" ]; then
+	what="base + patches/"
+else
+	what="$BENCH_TREE at $(git -C "$tree" describe --always --dirty 2>/dev/null || echo '?')"
+fi
+echo "$(cat "$kout/include/config/kernel.release") ($what)" > "$bench/kernel.txt"
 "$TOP/bench/report.sh" "$bench" > "$bench/results.md"
+[ -n "${BENCH_TREE:-}" ] || cp "$bench/results.md" "$TOP/bench/results.md"
 cat "$bench/results.md"
 echo
 echo "Results: $bench/results.md (raw: $bench/*.txt, guest.log)"

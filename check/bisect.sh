@@ -35,16 +35,21 @@
 #
 # The kernels of TREE must have been built once, at its HEAD.  Prints one
 # "ok"/"not ok" line per patch and arch; exits non-zero if any failed.
-# TREE is left at its original HEAD, its kernel configs as they were.
+# TREE is left at its original HEAD, its kernel configs as they were:
+# the prefixes are configured in a copy (.config-bisect), so that even a
+# killed run leaves the full series' .config, newer than what kbuild
+# derived from the copy, which the next make derives again.
 # BISECT_FROM=REV checks only the commits after REV.
 #
 # A pass of the whole series is kept ($RESULTS, lib/lib.sh), keyed by
 # the series' last commit (which names every prefix, and the base), the
-# arches, the cap, the exact toolchain, this script, lib.sh, kernel.sh
-# and the config fragments: with all of them unchanged, its lines are
-# printed again instead of building every prefix anew.
+# arches, the cap, the exact toolchain, this script, its selection
+# (check/bisect/select.sh), lib.sh, kernel.sh and the config fragments:
+# with all of them unchanged, its lines are printed again instead of
+# building every prefix anew.
 
 . "$(dirname "$0")/../lib/lib.sh"
+. "$TOP/check/bisect/select.sh"
 # sort, comm and join must agree on one order.
 export LC_ALL=C
 
@@ -58,7 +63,7 @@ head=$(git -C "$tree" rev-parse HEAD)
 branch=$(git -C "$tree" symbolic-ref -q --short HEAD || true)
 
 key=$( (echo "$head ${arches[*]} $cap"; root_stamp
-	cat "$0" "$TOP/lib/lib.sh" "$TOP/pipeline/kernel.sh" "$TOP"/config/*.config) |
+	cat "$0" "$TOP/check/bisect/select.sh" "$TOP/lib/lib.sh" "$TOP/pipeline/kernel.sh" "$TOP"/config/*.config) |
 	sha256sum | cut -c1-16)
 passed=$RESULTS/bisect-$key
 if [ -z "${BISECT_FROM:-}" ] && [ -s "$passed" ]; then
@@ -79,292 +84,189 @@ grep -E '\.[cS]$' "$tmp/series-files" | grep -v '^tools/' |
 git -C "$tree" diff base.."$head" -- . ':!tools' ':!Documentation' |
 	{ grep '^+' || true; } | grep -o '[A-Za-z_][A-Za-z0-9_]*' | sort -u > "$tmp/series-names" || true
 
-# index ARCH: "FILE<TAB>TARGET" for each file of the series that a target
-# of ARCH's build depends on, from kbuild's .cmd files (fixdep output).
+# arch_ctx NAME ARCH TREE DATA CAP: fill the associative array NAME with
+# ARCH's state in TREE, the run's files being in DATA, BISECT_CAP CAP,
+# for the selection (check/bisect/select.sh describes the keys it reads)
+# and for what builds:
+#   [arch], [cross] (CROSS_COMPILE), [kout] (the build directory, which
+#   holds the full series' build)
+#   [config]   the config the prefixes are configured with: a copy of the
+#              full series' .config, which bisect never writes
+#   [files], [names]  the series' files, and the names its lines add
+#   [defined]  the global symbols that the full series' vmlinux defines
+#   [own]      the series' own built-in objects
+# and the files that index fills.
+arch_ctx()
+{
+	local -n _new=$1
+	local arch=$2 tree=$3 data=$4 cap=$5 kout
+
+	arch_vars "$arch"
+	kout=$(kbuild_dir "$arch" "$tree")
+	_new=([arch]=$arch [tree]=$tree [kout]=$kout [karch]=$KARCH
+	    [srcarch]=$SRCARCH [cross]=$CROSS [cap]=$cap
+	    [autoconf]=$kout/include/config/auto.conf
+	    [config]=$kout/.config-bisect
+	    [files]=$data/series-files [dirs]=$data/series-dirs
+	    [names]=$data/series-names [index]=$data/index-$arch
+	    [builtin]=$data/builtin-$arch [defined]=$data/defined-$arch
+	    [own]=$data/own-$arch [own_symbols]=$data/own-symbols-$arch
+	    [own_defined]=$data/own-defined-$arch)
+}
+
+# kmake CTX ARG...: make in the tree for CTX's arch, its prefixes'
+# config in place of the full series'.
+kmake()
+{
+	local -n _a=$1
+	shift
+
+	(cd "${_a[tree]}" && inroot env CCACHE_BASEDIR="${_a[tree]}" \
+		make -s -j"$JOBS" O="${_a[kout]}" ARCH="${_a[karch]}" \
+		CROSS_COMPILE="${_a[cross]}" CC="ccache ${_a[cross]}gcc" \
+		KCONFIG_CONFIG="${_a[config]}" "$@")
+}
+
+# index CTX: what the selection reads of the full series' build.
 index()
 {
-	local arch=$1 kout rel
+	local -n _a=$1
+	local o
 
-	kout=$(kbuild_dir "$arch" "$tree")
-	rel=$(realpath -m --relative-to="$kout" "$tree")
-	find "$kout" -name '.*.cmd' -not -path '*/kselftest/*' \
-		-not -path '*/guest-tests/*' -not -path '*/bisect-*' -print0 |
-	xargs -0 awk -v abs="$tree/" -v rel="$rel/" -v files="$tmp/series-files" '
-		BEGIN { while ((getline f < files) > 0) want[f] = 1 }
-		function note(p,   q) {
-			if (index(p, abs) == 1) p = substr(p, length(abs) + 1)
-			else if (index(p, rel) == 1) p = substr(p, length(rel) + 1)
-			else return
-			# "/./" and "dir/../", as in vdso64/../common/
-			while (sub(/\/\.\//, "/", p)) ;
-			while ((q = match(p, /[^\/.][^\/]*\/\.\.\//)) > 0)
-				p = substr(p, 1, q - 1) substr(p, q + RLENGTH)
-			if (p in want) print p "\t" target
-		}
-		FNR == 1 { target = ""; deps = 0 }
-		/^source_/ { target = $1; sub(/^source_/, "", target); note($3); next }
-		/^deps_/ { if (target == "") { target = $1; sub(/^deps_/, "", target) }
-			   deps = 1; next }
-		deps && /^ *\$\(wildcard/ { next }
-		deps && NF { note($1) }
-		deps && !/\\$/ { deps = 0 }' | sort -u > "$tmp/index-$arch"
+	cmd_index "${_a[tree]}" "${_a[kout]}" "${_a[files]}" > "${_a[index]}"
 	# Built-in objects (the link check looks at these), the symbols the
 	# full series' vmlinux defines, and which of them the series' own
 	# objects define (those may be missing at a prefix).
-	(cd "$kout" && inroot sh -c 'for a in $(find . -name built-in.a \
+	(cd "${_a[kout]}" && inroot sh -c 'for a in $(find . -name built-in.a \
 		-not -path "./kselftest/*" -not -path "./bisect-*"); do
-		"$0" t "${a#./}"; done' "${CROSS}ar") |
-		grep '\.o$' | sort -u > "$tmp/builtin-$arch"
-	inroot "${CROSS}nm" --defined-only "$kout/vmlinux" | awk '{ print $3 }' |
-		sort -u > "$tmp/defined-$arch"
-	awk -F'\t' '$2 ~ /\.o$/ && $1 ~ /\.[cS]$/ { print $2 }' "$tmp/index-$arch" |
-		sort -u | grep -x -F -f "$tmp/builtin-$arch" > "$tmp/own-$arch" || true
-	for o in $(cat "$tmp/own-$arch"); do
-		nm_defined "$arch" "$o" | sed "s|\$|\t$o|"
-	done | sort -u > "$tmp/own-symbols-$arch"
-	# Of those, the ones a patch may add: the names its added lines
-	# mention, or contain (__tracepoint_X, __x64_sys_X, __ksymtab_X).
-	# The rest were defined at the base and stay defined.
-	cut -f1 "$tmp/own-symbols-$arch" | sort -u |
-		awk 'NR == FNR { if (length($0) >= 4) n[$0] = 1; next }
-		     { for (w in n) if (index($0, w)) { print; next } }' \
-		"$tmp/series-names" - > "$tmp/own-defined-$arch"
-	[ -s "$tmp/own-$arch" ] ||
-		die "$kout has no object of the series: not a build of $tree"
+		"$0" t "${a#./}"; done' "${_a[cross]}ar") |
+		grep '\.o$' | sort -u > "${_a[builtin]}"
+	inroot "${_a[cross]}nm" --defined-only "${_a[kout]}/vmlinux" |
+		awk '{ print $3 }' | sort -u > "${_a[defined]}"
+	series_objects "${_a[index]}" "${_a[builtin]}" > "${_a[own]}"
+	[ -s "${_a[own]}" ] ||
+		die "${_a[kout]} has no object of the series: not a build of ${_a[tree]}"
+	while read -r o; do
+		nm_defined "$1" "$o" | sed "s|\$|\t$o|"
+	done < "${_a[own]}" | sort -u > "${_a[own_symbols]}.all"
+	added_symbols "${_a[names]}" < "${_a[own_symbols]}.all" > "${_a[own_defined]}"
 	awk -F'\t' 'NR == FNR { want[$1] = 1; next } $1 in want' \
-		"$tmp/own-defined-$arch" "$tmp/own-symbols-$arch" > "$tmp/own-symbols-$arch.new"
-	mv "$tmp/own-symbols-$arch.new" "$tmp/own-symbols-$arch"
+		"${_a[own_defined]}" "${_a[own_symbols]}.all" > "${_a[own_symbols]}"
 }
 
-# in_config KOUT OBJ: does this prefix's config build OBJ into the
-# kernel?  make evaluates the kbuild file of OBJ's directory (composite
-# objects expanded), and of each parent up to arch/ARCH/DIR or a
-# top-level directory, with the config as kbuild has it
-# (include/config/auto.conf) and the variables arch/ARCH/Makefile sets
-# that directory makefiles use.  Returns 2 if a file cannot be evaluated.
-in_config()
-{
-	local kout=$1 obj=$2 dir name mk objs
-
-	dir=${obj%/*} name=${obj##*/}
-	while :; do
-		mk=$dir/Makefile
-		[ -e "$tree/$dir/Kbuild" ] && mk=$dir/Kbuild
-		[ -e "$tree/$mk" ] || return 1
-		objs=$(env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS \
-			make -s --no-print-directory -C "$tree" -f - bisect-objs <<-EOF
-			srctree := $tree
-			src := $dir
-			obj := $dir
-			ARCH := $KARCH
-			SRCARCH := ${KARCH%_64}
-			BITS := 64
-			include $kout/include/config/auto.conf
-			include $mk
-			all-y := \$(obj-y) \$(lib-y)
-			bisect-objs: ; @echo \$(all-y) \$(foreach m,\$(all-y),\$(\$(m:.o=-y)) \$(\$(m:.o=-objs)))
-			FORCE:
-		EOF
-		) || { echo "cannot evaluate $mk" >&2; return 2; }
-		case " $objs " in
-		*" $name "*)	;;
-		*)		return 1 ;;
-		esac
-		case $dir in
-		arch/*/*/*|[!a]*/*|a[!r]*/*) ;;
-		*)		return 0 ;;
-		esac
-		name=${dir##*/}/ dir=${dir%/*}
-	done
-}
-
-# targets ARCH FILE: what to build at this prefix for a touched FILE:
-# objects, or directories (a touched Makefile, or a target that is not an
-# object: linker scripts, the vDSO, host programs).
-targets()
-{
-	local arch=$1 file=$2 all n
-
-	case $file in
-	arch/x86/*)	[ "$arch" = x86_64 ] || return 0 ;;
-	arch/arm64/*)	[ "$arch" = arm64 ] || return 0 ;;
-	arch/*/*)	return 0 ;;
-	tools/*|Documentation/*|samples/*|MAINTAINERS|*Kconfig*) return 0 ;;
-	esac
-	case $file in
-	*/Makefile|*/Kbuild)
-		echo "${file%/*}/"
-		return 0
-		;;
-	esac
-	all=$(awk -F'\t' -v f="$file" '$1 == f && $2 !~ /-offsets\.s$/ { print $2 }' \
-		"$tmp/index-$arch")
-	[ -n "$all" ] || return 0
-	n=$(wc -l <<< "$all")
-	if [ "$n" -gt "$cap" ]; then
-		echo "$file: $cap of its $n includers" >&2
-		# Half from the series' own directories, the rest an even
-		# sample that moves with the prefix, so that each patch that
-		# touches the header builds others.
-		{
-			awk -v dirs="$tmp/series-dirs" '
-				BEGIN { while ((getline d < dirs) > 0) own[d] = 1 }
-				{ d = $0; sub(/\/[^\/]*$/, "", d) } d in own' <<< "$all" |
-				awk -v m=$((cap / 2)) 'NR <= m'
-			awk -v n="$n" -v cap="$cap" -v k="$k" \
-				'(NR + k) % int(n / cap + 1) == 0' <<< "$all"
-		} | awk -v cap="$cap" '!seen[$0]++ && ++i <= cap'
-	else
-		echo "$all"
-	fi | while read -r t; do
-		case $t in
-		*/*)	;;
-		*)	continue ;;	# vmlinux's own link: not per prefix
-		esac
-		case $t in
-		*.o)	if grep -qx -F "$t" "$tmp/builtin-$arch"; then
-				echo "$t"
-			else
-				echo "${t%/*}/"
-			fi ;;
-		*.lds|*.s|*.i)	echo "$t" ;;
-		*)	echo "${t%/*}/" ;;
-		esac
-	done
-}
-
-# nm_defined ARCH OBJ...: the global symbols that OBJ define.
+# nm_defined CTX OBJ...: the global symbols that OBJ define.
 nm_defined()
 {
-	local arch=$1
+	local -n _a=$1
 	shift
 
 	[ $# -gt 0 ] || return 0
-	(cd "$(kbuild_dir "$arch" "$tree")" &&
-	 inroot "${CROSS}nm" -g --defined-only "$@" 2>/dev/null) |
+	(cd "${_a[kout]}" && inroot "${_a[cross]}nm" -g --defined-only "$@" 2>/dev/null) |
 		awk 'NF == 3 { print $3 }'
 }
 
-# used ARCH OBJ...: the global symbols that the built-in objects among
-# OBJ use.
+# used CTX OBJ...: the global symbols that the built-in objects among OBJ
+# use.
 used()
 {
-	local arch=$1 objs
+	local -n _a=$1
+	local objs
 	shift
 
-	objs=$(printf '%s\n' "$@" | grep -x -F -f "$tmp/builtin-$arch" || true)
+	objs=$(printf '%s\n' "$@" | grep -x -F -f "${_a[builtin]}" || true)
 	[ -n "$objs" ] || return 0
 	# shellcheck disable=SC2086
 	# An object that is not built yet has nothing to say.
-	(cd "$(kbuild_dir "$arch" "$tree")" && inroot "${CROSS}nm" -u $objs 2>/dev/null || true) |
+	(cd "${_a[kout]}" && inroot "${_a[cross]}nm" -u $objs 2>/dev/null || true) |
 		awk '$1 == "U" { print $2 }' | sort -u
 }
 
-# definers ARCH: of the series' objects, those that define a symbol the
-# series adds that is in the sorted list on stdin, and that this
-# prefix's config builds.
-definers()
-{
-	local arch=$1 kout o rc
-
-	kout=$(kbuild_dir "$arch" "$tree")
-	comm -12 - "$tmp/own-defined-$arch" |
-		join -t $'\t' - "$tmp/own-symbols-$arch" | cut -f2 | sort -u |
-		while read -r o; do
-			rc=0
-			in_config "$kout" "$o" 2>> "$log" || rc=$?
-			[ $rc = 1 ] || echo "$o"
-		done
-}
-
-# build ARCH TARGET...: make TARGETs at this prefix, in one make but for
-# a directory that holds another target, which kbuild cannot build at
-# once with it: it gets a make of its own.
+# build CTX TARGET...: make TARGETs at this prefix, in one make but for a
+# directory that holds another target, which gets a make of its own.
 # shellcheck disable=SC2086
 build()
 {
-	local arch=$1 alone rest
-	shift
+	local alone rest t
 
-	alone=$(printf '%s\n' "$@" | sort -u | awk '{ t[NR] = $0 }
-		END { for (i in t) if (t[i] ~ /\/$/) for (j in t)
-			if (j != i && index(t[j], t[i]) == 1) { print t[i]; break } }')
-	rest=$(printf '%s\n' "$@" | sort -u | grep -v -x -F "${alone:-/}" || true)
-	(cd "$tree" &&
-	 { [ -z "$rest" ] ||
-	   inroot env CCACHE_BASEDIR="$tree" "${kmake[@]}" $rest; } &&
-	 for t in $alone; do
-		inroot env CCACHE_BASEDIR="$tree" "${kmake[@]}" "$t" || exit 1
-	 done)
+	alone=$(alone_dirs "${@:2}")
+	rest=$(printf '%s\n' "${@:2}" | sort -u | grep -v -x -F "${alone:-/}" || true)
+	{ [ -z "$rest" ] || kmake "$1" $rest; } &&
+	for t in $alone; do
+		kmake "$1" "$t" || return 1
+	done
 }
 
-# link_check ARCH OBJ... (OBJ built, with DEFINERS, at this prefix):
-# every global symbol that the built-in objects among OBJ use must be
-# defined at this prefix: by the part of the kernel that the series does
-# not touch, by these objects, or by one of the series' objects that this
-# prefix's config builds (built now if DEFINERS, the guess made before
-# building, missed it).
+# link_check CTX DEFINERS OBJ... (OBJ built, with the objects DEFINERS
+# lists, at this prefix): every global symbol that the built-in objects
+# among OBJ use must be defined at this prefix: by the part of the kernel
+# that the series does not touch, by these objects, or by one of the
+# series' objects that this prefix's config builds (built now if
+# DEFINERS, the guess made before building, missed it).  Notes go to
+# stderr.
 link_check()
 {
-	local arch=$1 kout used own more missing o rc
-	shift
+	local -n _a=$1
+	local definers=$2 used own more missing o rc
+	shift 2
 
-	kout=$(kbuild_dir "$arch" "$tree")
-	used=$(used "$arch" "$@")
+	used=$(used "${!_a}" "$@")
 	[ -n "$used" ] || return 0
-	own=$(definers "$arch" <<< "$used")
+	own=$(definer_objects "${!_a}" <<< "$used")
 	# shellcheck disable=SC2086
-	more=$(comm -23 <(echo "$own") <(printf '%s\n' $DEFINERS | sort -u))
-	[ -z "$more" ] || build "$arch" $more || return 1
+	more=$(comm -23 <(echo "$own") <(printf '%s\n' $definers | sort -u))
+	[ -z "$more" ] || build "${!_a}" $more || return 1
 	# shellcheck disable=SC2086
-	missing=$(comm -23 <(echo "$used") \
-		<(sort -u <(comm -23 "$tmp/defined-$arch" "$tmp/own-defined-$arch") \
-			  <(nm_defined "$arch" "$@" $own)))
+	missing=$(undefined_symbols "${_a[defined]}" "${_a[own_defined]}" \
+		<(nm_defined "${!_a}" "$@" $own) <<< "$used")
 	[ -z "$missing" ] && return 0
 	# A name that only some prefixes define (added, then renamed) is
 	# not in the full series' objects: ask all the series' objects, as
 	# this prefix builds them, before calling it undefined.
 	own=$(while read -r o; do
-		rc=0; in_config "$kout" "$o" 2>> "$log" || rc=$?
-		[ $rc = 1 ] || echo "$o"; done < "$tmp/own-$arch")
+		rc=0; in_config "${!_a}" "$o" || rc=$?
+		[ $rc = 1 ] || echo "$o"; done < "${_a[own]}")
 	# shellcheck disable=SC2086
-	[ -z "$own" ] || build "$arch" $own || return 1
+	[ -z "$own" ] || build "${!_a}" $own || return 1
 	# shellcheck disable=SC2086
-	missing=$(comm -23 <(echo "$missing") <(nm_defined "$arch" $own | sort -u))
+	missing=$(comm -23 <(echo "$missing") <(nm_defined "${!_a}" $own | sort -u))
 	[ -z "$missing" ] && return 0
 	echo "undefined at this prefix: $(echo $missing)"
 	return 1
 }
 
-# user_space ARCH: build the user space programs the patch touches.
-# kmake and log are check_arch's.
+# user_space CTX FIRST FILE...: build the user space programs that the
+# patch touching FILEs touches (FIRST=1: at the first prefix checked).
 user_space()
 {
-	local arch=$1 kout rc always=
+	local -n _a=$1
+	local first=$2 files d rc always=
+	shift 2
 
-	kout=$(kbuild_dir "$arch" "$tree")
+	files=$(printf '%s\n' "$@")
 	if grep -qE '^(tools/testing/selftests/sframe/|tools/sframe/|tools/include/|include/uapi/)' <<< "$files" &&
-	   [ -e "$tree/tools/testing/selftests/sframe/Makefile" ]; then
+	   [ -e "${_a[tree]}/tools/testing/selftests/sframe/Makefile" ]; then
 		# The uapi headers of this prefix, when they changed.
 		if [ "$first" = 1 ] || grep -q '^include/uapi/' <<< "$files"; then
-			(cd "$tree" && inroot "${kmake[@]}" headers_install \
-				INSTALL_HDR_PATH="$kout/bisect-selftests/usr") ||
+			kmake "${!_a}" headers_install \
+				INSTALL_HDR_PATH="${_a[kout]}/bisect-selftests/usr" ||
 				{ echo "headers_install"; return 1; }
 		fi
 		# The selftests' rules know only their own headers: rebuild
 		# them all when others changed.
 		grep -qvE '^tools/(testing/selftests/)?sframe/' <<< "$files" && always=-B
 		# As selftests.sh builds them, in a directory of their own.
-		(cd "$tree" && inroot make -s $always -C tools/testing/selftests \
-			TARGETS=sframe O="$kout/bisect-selftests" ARCH=$KARCH \
-			CROSS_COMPILE=$CROSS \
-			KHDR_INCLUDES="-isystem $kout/bisect-selftests/usr/include") ||
+		(cd "${_a[tree]}" && inroot make -s $always -C tools/testing/selftests \
+			TARGETS=sframe O="${_a[kout]}/bisect-selftests" ARCH="${_a[karch]}" \
+			CROSS_COMPILE="${_a[cross]}" \
+			KHDR_INCLUDES="-isystem ${_a[kout]}/bisect-selftests/usr/include") ||
 			{ echo "sframe selftests"; return 1; }
 	fi
-	[ "$arch" = x86_64 ] || return 0
-	# The host's user space: the decoder in user space and its headers,
-	# the vma tests.  They build in the tree.  (The selftests build the
-	# rtld audit module of tools/sframe.)
+	# The host's user space is built once, with the arch that needs no
+	# cross compiler.
+	[ -z "${_a[cross]}" ] || return 0
+	# The decoder in user space and its headers, the vma tests.  They
+	# build in the tree.  (The selftests build the rtld audit module of
+	# tools/sframe.)
 	for d in tools/testing/sframe tools/testing/vma; do
 		case $d in
 		tools/testing/sframe)
@@ -372,60 +274,56 @@ user_space()
 		tools/testing/vma)
 			grep -qE '^(tools/testing/vma/|mm/vma)' <<< "$files" ;;
 		esac || continue
-		[ -e "$tree/$d/Makefile" ] || continue
+		[ -e "${_a[tree]}/$d/Makefile" ] || continue
 		rc=0
-		(cd "$tree" && inroot make -s -C "$d") || rc=$?
-		(cd "$tree" && inroot make -s -C "$d" clean) > /dev/null 2>&1 || true
+		(cd "${_a[tree]}" && inroot make -s -C "$d") || rc=$?
+		(cd "${_a[tree]}" && inroot make -s -C "$d" clean) > /dev/null 2>&1 || true
 		[ $rc = 0 ] || { echo "$d"; return 1; }
 	done
 }
 
-# Build at commit $c (number $k) for ARCH what its patch touches; print
-# one "ok"/"not ok" line.  Returns non-zero on a failure.
+# check_arch CTX K FIRST NAME FILE...: build at prefix number K (FIRST=1:
+# the first one checked) for CTX's arch what its patch, touching FILEs,
+# can break; print one "ok"/"not ok" line for it, NAME.  Returns non-zero
+# on a failure.
 check_arch()
 {
-	local arch=$1 kout name log f tgts why
+	local -n _a=$1
+	local k=$2 first=$3 name=$4 log tgts objs definers why rc
+	shift 4
 
-	kout=$(kbuild_dir "$arch" "$tree")
-	name="bisect $k/$total $arch: $subject"
-	arch_vars "$arch"
-	log="$kout/bisect-$k.log"
+	log="${_a[kout]}/bisect-$k.log"
 	: > "$log"
-	kmake=(make -s -j"$JOBS" O="$kout" ARCH="$KARCH" CROSS_COMPILE="$CROSS"
-	       CC="ccache ${CROSS}gcc")
-	# The config at this prefix decides what is built; it changes only
-	# with a Kconfig file (and at the first prefix checked, after the
-	# full series' config).
-	if { [ "$first" = 1 ] || grep -q 'Kconfig' <<< "$files"; } &&
-	   ! (cd "$tree" && inroot "${kmake[@]}" olddefconfig &&
-	      inroot "${kmake[@]}" syncconfig) > "$log" 2>&1; then
-		echo "not ok - $name (olddefconfig)"
-		sed 's/^/#   /' "$log" | tail -n 30
-		return 1
+	if needs_config "$first" "$@"; then
+		rc=0
+		{ kmake "${!_a}" olddefconfig && kmake "${!_a}" syncconfig; } > "$log" 2>&1 ||
+			rc=$?
+		# kbuild's copy of the config (include/config/) is now this
+		# prefix's.  A .config newer than it makes the next make
+		# outside bisect derive it again from the full series'
+		# config, even after a bisect that was killed.
+		touch "${_a[kout]}/.config"
+		if [ $rc != 0 ]; then
+			echo "not ok - $name (olddefconfig)"
+			sed 's/^/#   /' "$log" | tail -n 30
+			return 1
+		fi
 	fi
 	# Objects that this prefix's config builds, and directories.
-	tgts=$(for f in $files; do
-		[ ! -e "$tree/$f" ] || targets "$arch" "$f" 2>> "$log"
-	done | sort -u | while read -r t; do
-		rc=0
-		case $t in
-		*.o)	in_config "$kout" "$t" 2>> "$log" || rc=$? ;;
-		esac
-		[ $rc = 1 ] || echo "$t"
-	done)
+	tgts=$(patch_targets "${!_a}" "$k" "$@" 2>> "$log")
 	objs=$(grep '\.o$' <<< "$tgts" || true)
 	# The series' objects that define what the objects use, as the
 	# objects are in the build directory now (the full series' build, or
 	# a nearby prefix's): built with them, not after.
 	# shellcheck disable=SC2086
-	DEFINERS=$(used "$arch" $objs | definers "$arch")
+	definers=$(used "${!_a}" $objs | definer_objects "${!_a}" 2>> "$log")
 	why=
 	# shellcheck disable=SC2086
-	if [ -n "$tgts" ] && ! build "$arch" $tgts $DEFINERS >> "$log" 2>&1; then
+	if [ -n "$tgts" ] && ! build "${!_a}" $tgts $definers >> "$log" 2>&1; then
 		why=build
-	elif ! link_check "$arch" $objs >> "$log" 2>&1; then
+	elif ! link_check "${!_a}" "$definers" $objs >> "$log" 2>&1; then
 		why="link"
-	elif ! user_space "$arch" >> "$log" 2>&1; then
+	elif ! user_space "${!_a}" "$first" "$@" >> "$log" 2>&1; then
 		why="user space"
 	fi
 	if [ -n "$why" ]; then
@@ -436,20 +334,15 @@ check_arch()
 	echo "ok - $name ($(grep -c . <<< "$tgts" || true) kernel targets)"
 }
 
-# Older prefixes configure with fewer options: keep the full series'
-# configs to put them back at the end.
-for a in "${arches[@]}"; do
-	kout=$(kbuild_dir "$a" "$tree")
-	[ ! -e "$kout/.config" ] || cp -p "$kout/.config" "$tmp/config-$a"
-done
+# The prefixes are configured in a copy of each arch's config: the full
+# series' .config stays as it is, however bisect ends.
 restore()
 {
 	local a
 
 	git -C "$tree" checkout -q -f "${branch:-$head}"
 	for a in "${arches[@]}"; do
-		[ ! -e "$tmp/config-$a" ] ||
-			cp "$tmp/config-$a" "$(kbuild_dir "$a" "$tree")/.config"
+		rm -f "$(kbuild_dir "$a" "$tree")"/.config-bisect{,.old}
 	done
 	rm -rf "$tmp"
 }
@@ -460,8 +353,10 @@ for a in "${arches[@]}"; do
 		echo "not ok - bisect $a (no $a kernel build to compile in)"
 		exit 1
 	fi
-	arch_vars "$a"
-	index "$a"
+	declare -A "ctx_$a"
+	arch_ctx "ctx_$a" "$a" "$tree" "$tmp" "$cap"
+	cp "$(kbuild_dir "$a" "$tree")/.config" "$(kbuild_dir "$a" "$tree")/.config-bisect"
+	index "ctx_$a"
 done
 
 # A range of the series can be checked alone: BISECT_FROM=REV starts
@@ -481,7 +376,9 @@ for c in $(git -C "$tree" rev-list --reverse "$from".."$head"); do
 	# output and status.
 	pids=()
 	for arch in "${arches[@]}"; do
-		check_arch "$arch" > "$tmp/out-$arch" 2>&1 &
+		# shellcheck disable=SC2086
+		check_arch "ctx_$arch" "$k" "$first" \
+			"bisect $k/$total $arch: $subject" $files > "$tmp/out-$arch" 2>&1 &
 		pids+=($!)
 	done
 	i=0

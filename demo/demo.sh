@@ -8,7 +8,7 @@
 # Builds (or reuses) the toolchain, the patched x86_64 kernel and the Lua
 # interpreter from Debian's sources (demo/workload.sh), boots the
 # kernel, profiles the interpreter running demo/workload.lua in
-# four ways, and writes to out/demo/:
+# four ways there (demo/guest.sh), and writes to out/demo/:
 #
 #   perf-MODE.data, report-MODE.txt (perf report --stdio call graphs),
 #   flame-MODE.html (perf script report flamegraph), script-MODE.txt,
@@ -77,59 +77,9 @@ inroot make -s -C "$TOP/userspace/bpf-profile" O="$demo/guest/bpf-profile" \
 	VMLINUX="$(kbuild_dir x86_64 "$tree")/vmlinux"
 
 log "profiling in the guest (QEMU TCG; a few minutes)"
-# perf writes its data to the guest's tmpfs: writing it straight to the
-# directory shared with the host fails with EFAULT.  -B: perf 7.2
-# crashes collecting build-ids of binaries on the shared directory; the
-# reports are made on the host, where the binaries are at the same paths.
-# perf runs with a libdebuginfod.so.1 without servers: the real one's
-# libcurl has crashed perf in the guests (check/guest/nodebuginfod).
-# The guest runs a script of its own: a command this long would not fit
-# on the kernel command line that virtme-ng passes it on.
-cat > "$demo/guest.sh" <<EOF
-set -e
-cd $demo
-export LD_LIBRARY_PATH=$demo/guest/nodebuginfod
-for mode in $modes; do
-	case \$mode in
-	sframe|dwarf)	bin=lua-sframe ;;
-	*)		bin=lua-\$mode ;;
-	esac
-	cg=fp,defer
-	[ \$mode = dwarf ] && cg=dwarf
-	echo "== \$mode: \$bin, --call-graph \$cg"
-	perf record -q -B -F $rate -e cpu-clock:u --call-graph \$cg \\
-		-o /tmp/perf-\$mode.data ./lua/\$bin $TOP/demo/workload.lua $rounds
-	cat /tmp/perf-\$mode.data > perf-\$mode.data
-done
-for mode in $tcmodes; do
-	echo "== bpf-profile: lua-\$mode"
-	guest/bpf-profile/bpf-profile -F $rate -o /tmp/bpf-\$mode.txt \\
-		./lua/lua-\$mode $TOP/demo/workload.lua $rounds
-	cat /tmp/bpf-\$mode.txt > bpf-profile-\$mode.txt
-done
-mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
-# No -F: trace-cmd 3.4 with -F and --proc-map races with its own child,
-# which asks to be traced (PTRACE_TRACEME) while trace-cmd attaches to it
-# (PTRACE_ATTACH).  When the child wins, the attach fails ("Unable to
-# trace process N children"), the child is never counted as the task
-# whose exit ends the recording, and trace-cmd waits for its own recorders
-# for ever.  Without -F the child does not ask, so trace-cmd's attach
-# always succeeds; the event is filtered on the interpreter's name
-# instead.  The timeout stays, in case trace-cmd stalls in another way:
-# SIGINT after 5 minutes, SIGKILL 10 seconds later, and the mode is
-# reported as stalled.
-for mode in $tcmodes; do
-	echo "== trace-cmd: lua-\$mode"
-	rm -f /tmp/tc-\$mode.dat
-	timeout -k 10 -s INT 300 trace-cmd record -q --proc-map \\
-		-o /tmp/tc-\$mode.dat -e sched:sched_stat_runtime \\
-		-f "comm == \\"lua-\$mode\\"" -O userstacktrace_deferred \\
-		./lua/lua-\$mode $TOP/demo/workload.lua $rounds ||
-		echo "trace-cmd exited with \$?"
-	cat /tmp/tc-\$mode.dat > trace-cmd-\$mode.dat || true
-done
-EOF
-"$TOP/pipeline/run.sh" x86_64 "$tree" 1200 "bash $demo/guest.sh" \
+guestcmd=$(printf '%q ' bash "$TOP/demo/guest.sh" "$demo" "$rate" "$rounds" \
+	"$modes" "$tcmodes")
+"$TOP/pipeline/run.sh" x86_64 "$tree" 1200 "$guestcmd" \
 	> "$demo/guest.log" 2>&1 ||
 	{ tail -n 30 "$demo/guest.log"; die "guest run failed"; }
 

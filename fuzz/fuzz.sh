@@ -37,9 +37,8 @@ fuzz=$tree/tools/testing/sframe/sframe-fuzz
 rm -rf "$fz/seeds"
 mkdir -p "$fz/seeds"
 tar -C "$fz/seeds" -xJf "$TOP/fuzz/corpus.tar.xz"
-# fuzz-seeds.py reads the ELF files with pyelftools, from Debian.
-/usr/bin/python3 -c 'import elftools' 2>/dev/null ||
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-pyelftools >&2
+# fuzz/seeds.py reads the ELF files with pyelftools, from Debian.
+host_install python3-pyelftools
 /usr/bin/python3 "$TOP/fuzz/seeds.py" "$fz/seeds" \
 	"$(kbuild_dir x86_64 "$tree")"/kselftest/sframe/* \
 	"$(kbuild_dir arm64 "$tree")"/kselftest/sframe/*

@@ -1,5 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Common settings for the pipeline scripts.  Sourced, not run.
+# shellcheck shell=bash
+# The settings (BUILD, OUT, RESULTS, arch_vars' variables) are read by the
+# scripts that source this file, which shellcheck does not see from here.
+# shellcheck disable=SC2034
 
 set -euo pipefail
 
@@ -7,7 +11,6 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${SFRAME_CACHE:-$HOME/.cache/sframe}
 BUILD=$TOP/build
 OUT=$TOP/out
-MIRROR=${SFRAME_MIRROR:-http://deb.debian.org/debian}
 JOBS=${JOBS:-$(nproc)}
 
 mkdir -p "$CACHE"
@@ -23,47 +26,30 @@ die()
 	exit 1
 }
 
-# Debian's archive keyring, which signs the indexes that pin the sources.
-KEYRING=${SFRAME_KEYRING:-/usr/share/keyrings/debian-archive-keyring.gpg}
-
-need_gpgv()
+# host_install PKG...: install on the host those of the Debian packages
+# PKG that dpkg does not have installed (as root, or through sudo).
+host_install()
 {
-	command -v gpgv >/dev/null && [ -e "$KEYRING" ] && return 0
-	log "installing gpgv and debian-archive-keyring on the host"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q gpgv debian-archive-keyring >&2 ||
-		die "gpgv and $KEYRING are needed to verify the sources"
+	local p missing=() sudo=()
+
+	for p in "$@"; do
+		[ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" = installed ] ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -gt 0 ] || return 0
+	[ "$(id -u)" = 0 ] || sudo=(sudo)
+	log "installing host packages: ${missing[*]}"
+	# An outdated package list is what usually fails the first try.
+	"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -q "${missing[@]}" >&2 ||
+	{ "${sudo[@]}" apt-get update -q >&2 &&
+	  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -q "${missing[@]}" >&2; } ||
+		die "cannot install ${missing[*]} on the host"
 }
 
-# signed_index SUITE PATH: print the index PATH (an .xz file under
-# dists/SUITE/, e.g. main/source/Sources.xz) uncompressed, after checking
-# it as apt does: the InRelease signature with gpgv, then the index's
-# checksum that the signed file lists.  Fails if either does not verify.
-signed_index()
-{
-	local suite=$1 path=$2 tmp sha
-
-	tmp=$(mktemp -d)
-	# shellcheck disable=SC2064
-	trap "rm -rf '$tmp'" RETURN
-	curl -fsS -m 120 -o "$tmp/InRelease" "$MIRROR/dists/$suite/InRelease" || return 1
-	# Only what gpgv verified is read: --output keeps the signed text.
-	if ! gpgv --quiet --keyring "$KEYRING" --output "$tmp/Release" \
-		"$tmp/InRelease" 2>"$tmp/gpgv.log"; then
-		sed 's/^/    gpgv: /' "$tmp/gpgv.log" >&2
-		echo "$suite: InRelease signature does not verify" >&2
-		return 1
-	fi
-	sha=$(awk -v path="$path" '/^SHA256:/ { s = 1; next } /^[^ ]/ { s = 0 }
-		   s && $3 == path { print $1 }' "$tmp/Release")
-	[ -n "$sha" ] || { echo "$suite: no $path in InRelease" >&2; return 1; }
-	curl -fsS -m 300 -o "$tmp/index.xz" "$MIRROR/dists/$suite/$path" || return 1
-	echo "$sha  $tmp/index.xz" | sha256sum -c --quiet - >&2 || {
-		echo "$suite: $path does not match InRelease" >&2
-		return 1
-	}
-	echo "    $suite: InRelease signature good, $path sha256 $sha" >&2
-	xz -dc "$tmp/index.xz"
-}
+# shellcheck source=lib/fetch.sh
+. "$TOP/lib/fetch.sh"
 
 # Bump when the way the roots are made changes without their package lists.
 ROOT_FORMAT=1
@@ -82,20 +68,30 @@ guest_key()
 ROOT=$CACHE/root-$(root_key)
 AROOT=$CACHE/root-arm64-$(guest_key)
 
-# The architectures: arch_vars ARCH sets KARCH (the kernel's ARCH), CROSS
+# The architectures: arch_vars ARCH sets KARCH (the kernel's ARCH), SRCARCH
+# (the kernel's SRCARCH: its directory under arch/), CROSS
 # (CROSS_COMPILE), IMAGE (the kernel image, in the build directory),
 # GUEST_ROOT (the guest's root file system: the toolchain root for
-# x86_64) and QEMU_OPTS (vng --qemu-opts).
+# x86_64) and QEMU_OPTS (vng --qemu-opts);
+# TRIPLET (the GNU triplet of the C library, e.g. for glibc's --host),
+# LDSO (the dynamic linker's name), LIBBPF_SYSROOT (the root whose libbpf
+# the guest programs link with; empty: the toolchain root's own) and
+# BRANCH_PROTECTION (-mbranch-protection of the guest tests' signed-return
+# variants; empty where there are none).
 arch_vars()
 {
 	case $1 in
 	x86_64)
-		KARCH=x86_64 CROSS= IMAGE=arch/x86/boot/bzImage
+		KARCH=x86_64 SRCARCH=x86 CROSS='' IMAGE=arch/x86/boot/bzImage
 		GUEST_ROOT=$ROOT QEMU_OPTS=
+		TRIPLET=x86_64-linux-gnu LDSO=ld-linux-x86-64.so.2
+		LIBBPF_SYSROOT='' BRANCH_PROTECTION=''
 		;;
 	arm64)
-		KARCH=arm64 CROSS=aarch64-linux-gnu- IMAGE=arch/arm64/boot/Image
+		KARCH=arm64 SRCARCH=arm64 CROSS=aarch64-linux-gnu- IMAGE=arch/arm64/boot/Image
 		GUEST_ROOT=$AROOT QEMU_OPTS="-cpu max,sve=off,pauth-impdef=on"
+		TRIPLET=aarch64-linux-gnu LDSO=ld-linux-aarch64.so.1
+		LIBBPF_SYSROOT=$AROOT BRANCH_PROTECTION=-mbranch-protection=standard
 		;;
 	*)
 		die "unknown ARCH $1"
@@ -105,7 +101,9 @@ arch_vars()
 
 # Run a command inside the toolchain root.  The project and the cache are
 # bound at the same paths as on the host so that paths printed by the
-# tools are valid on both sides.  BWRAP_EXTRA: more bwrap options.
+# tools are valid on both sides.  BWRAP_EXTRA: more bwrap options (an
+# array, so only for the scripts that source this file; lib/inroot is the
+# same as a program).
 # ccache leaves the build directory out of its hashes: the kernels have
 # debug info (for BTF), which ccache would otherwise cache per directory,
 # and the trees of make check, make demo and make kernel would share

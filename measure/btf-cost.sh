@@ -36,7 +36,7 @@ cp "$ref/.config" "$work/nobtf/.config"
 	-d DEBUG_INFO_BTF -d DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT \
 	-d DEBUG_INFO -e DEBUG_INFO_NONE
 
-cd "$work/src"
+cd "$work/src" || exit 1
 # kmake DIR TARGET...: ccache only for what is not timed.
 kmake()
 {
@@ -61,23 +61,24 @@ done
 grep -q '^CONFIG_DEBUG_INFO_BTF=y' "$work/btf/.config" || die "no BTF in $ref"
 grep -q '^CONFIG_DEBUG_INFO=y' "$work/nobtf/.config" && die "debug info left"
 
-declare -A compile link
+# secs[STEP.CONFIG]: the wall time of STEP with CONFIG.
+declare -A secs
 for c in btf nobtf; do
 	log "$c: compile kernel/ and mm/"
-	compile[$c]=$(NOCACHE=1 seconds kmake "$work/$c" kernel/ mm/)
+	secs[compile.$c]=$(NOCACHE=1 seconds kmake "$work/$c" kernel/ mm/)
 done
 for c in btf nobtf; do
 	log "$c: vmlinux"
 	kmake "$work/$c" vmlinux > /dev/null
 	touch kernel/unwind/user.c
-	link[$c]=$(NOCACHE=1 seconds kmake "$work/$c" vmlinux)
+	secs[link.$c]=$(NOCACHE=1 seconds kmake "$work/$c" vmlinux)
 done
 
 printf "%-28s %9s %9s %7s\n" "$arch, $JOBS jobs" "BTF" "no debug" ratio
 for m in compile link; do
-	declare -n v=$m
 	printf "%-28s %8.1fs %8.1fs %6.2fx\n" \
 		"$([ $m = compile ] && echo "compile kernel/ mm/" ||
 		   echo "relink vmlinux")" \
-		"${v[btf]}" "${v[nobtf]}" "$(echo "${v[btf]} / ${v[nobtf]}" | bc -l)"
+		"${secs[$m.btf]}" "${secs[$m.nobtf]}" \
+		"$(echo "${secs[$m.btf]} / ${secs[$m.nobtf]}" | bc -l)"
 done

@@ -32,60 +32,27 @@ SRC=$CACHE/src
 REPO=$CACHE/linux-base.git
 
 mkdir -p "$SRC"
+need_mirror
 
-need_gpgv
-
-# fetch URL-PATH FILE SHA256: download into $SRC unless present, verify.
-fetch()
-{
-	local path=$1 file=$2 sha=$3
-
-	if [ ! -e "$SRC/$file" ]; then
-		curl -fsS -m 1800 -o "$SRC/$file.part" "$MIRROR/$path" || {
-			rm -f "$SRC/$file.part"
-			return 1
-		}
-		mv "$SRC/$file.part" "$SRC/$file"
-	fi
-	if ! echo "$sha  $SRC/$file" | sha256sum -c --quiet - 2>/dev/null; then
-		rm -f "$SRC/$file"
-		echo "$file: sha256 mismatch" >&2
-		return 1
-	fi
-}
-
-# packages SUITE: print the suite's binary-amd64 Packages index (arch-all
-# packages are listed there too), checked against the signed InRelease.
-packages()
-{
-	signed_index "$1" main/binary-amd64/Packages.xz
-}
-
-# candidates SUITE...: "version path sha256" of every linux-source-7.3
-# in the verified indexes of the suites, newest first.
+# candidates SUITE...: "path version sha256" of every linux-source-7.3 in
+# the verified indexes of the suites, newest first.
 candidates()
 {
 	local s
 
 	for s in "$@"; do
-		packages "$s" | python3 -c '
-import re, sys
-for para in sys.stdin.read().split("\n\n"):
-    if not re.search(r"^Package: linux-source-7\.3$", para, re.M):
-        continue
-    get = lambda k: re.search(r"^%s: (\S+)" % k, para, re.M).group(1)
-    print(get("Version"), get("Filename"), get("SHA256"))
-' || true
-	done | sort -u | sort -k1,1Vr
+		deb_files "$s" binary 'linux-source-7\.3' || true
+	done | sort -u | sort -k2,2Vr
 }
 
-# Extract the source of a linux-source .deb into $2 (contents at its top).
+# Extract the source of the linux-source .deb $1 into $2 (contents at its
+# top).
 extract()
 {
 	local file=$1 dir=$2
 
 	mkdir -p "$dir"
-	dpkg-deb --fsys-tarfile "$SRC/$file" |
+	dpkg-deb --fsys-tarfile "$file" |
 		tar -xO --wildcards './usr/src/linux-source-*.tar.xz' |
 		tar -C "$dir" --strip-components=1 -xJ
 	# Debian's packaging adds "ignore everything at the top level" to
@@ -113,7 +80,9 @@ if [ -e "$REPO/BASE" ]; then
 	if ! grep -qx "pin: $PIN_SHA" "$REPO/BASE"; then
 		log "the pin changed: rebuilding the base"
 	elif grep -q '^FALLBACK' "$REPO/BASE" &&
-	     candidates "$PIN_SUITE" 2>/dev/null | grep -q " $PIN_SHA\$"; then
+	     pin=$(candidates "$PIN_SUITE" 2>/dev/null |
+		   awk -v s="$PIN_SHA" '$3 == s { print $1; exit }') &&
+	     [ -n "$pin" ] && deb_served "$pin"; then
 		log "$PIN_PKG $PIN_VER is available now: rebuilding the base"
 	else
 		log "base: $(head -1 "$REPO/BASE")"
@@ -123,15 +92,15 @@ if [ -e "$REPO/BASE" ]; then
 fi
 
 log "verifying $PIN_PKG $PIN_VER through the signed $PIN_SUITE index"
-file= desc=
-line=$(candidates "$PIN_SUITE" | awk -v v="$PIN_VER" '$1 == v')
+file='' desc=''
+line=$(candidates "$PIN_SUITE" | awk -v v="$PIN_VER" '$2 == v')
 if [ -n "$line" ]; then
-	read -r ver path sha <<< "$line"
+	read -r path ver sha <<< "$line"
 	if [ "$sha" != "$PIN_SHA" ]; then
 		echo "!!! the index lists $PIN_PKG $PIN_VER with sha256 $sha, not the pinned $PIN_SHA" >&2
-	elif fetch "$path" "$(deb_file "$path")" "$sha"; then
-		file=$(deb_file "$path")
-		desc="Linux 7.3.4 as Debian's $PIN_PKG $PIN_VER ($file, sha256 $sha, verified: InRelease signature, Packages index, file)"
+	elif deb_fetch "$path" "$sha" "$SRC/$(deb_file "$path")"; then
+		file=$SRC/$(deb_file "$path")
+		desc="Linux 7.3.4 as Debian's $PIN_PKG $PIN_VER (${file##*/}, sha256 $sha, verified: InRelease signature, Packages index, file)"
 	fi
 fi
 if [ -z "$file" ]; then
@@ -139,10 +108,10 @@ if [ -z "$file" ]; then
 	echo "!!! $PIN_PKG $PIN_VER is not listed or not served by $MIRROR" >&2
 	echo "!!! falling back to the newest $PIN_PKG a signed index lists" >&2
 	echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!" >&2
-	while read -r ver path sha; do
-		if fetch "$path" "$(deb_file "$path")" "$sha"; then
-			file=$(deb_file "$path")
-			desc="FALLBACK: $PIN_PKG $ver ($file, sha256 $sha, verified: InRelease signature, Packages index, file) instead of $PIN_VER"
+	while read -r path ver sha; do
+		if deb_fetch "$path" "$sha" "$SRC/$(deb_file "$path")"; then
+			file=$SRC/$(deb_file "$path")
+			desc="FALLBACK: $PIN_PKG $ver (${file##*/}, sha256 $sha, verified: InRelease signature, Packages index, file) instead of $PIN_VER"
 			break
 		fi
 	done < <(candidates trixie-backports sid experimental)
@@ -150,11 +119,11 @@ if [ -z "$file" ]; then
 	echo "!!! using $desc" >&2
 fi
 
-log "unpacking $file"
+log "unpacking ${file##*/}"
 rm -rf "$REPO.tmp"
 extract "$file" "$REPO.tmp"
 (
-	cd "$REPO.tmp"
+	cd "$REPO.tmp" || exit
 	git init -q -b linux
 	git config user.name "SFrame pipeline"
 	git config user.email "sframe-pipeline@localhost"

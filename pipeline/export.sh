@@ -55,7 +55,9 @@ for t in "${topics[@]}"; do
 	# so that exporting an unchanged series changes nothing.
 	date=$(git -C "$dir" log -1 --format=%aD "$tip")
 	sed -i "0,/^Date: .*/s//Date: $date/" "$tmp/$t/0000-cover-letter.patch"
-	(cd "$tmp/$t" && ls [0-9]*.patch | grep -v '^0000-') > "$tmp/$t/series"
+	(cd "$tmp/$t" && for p in [0-9]*.patch; do
+		[[ $p == 0000-* ]] || echo "$p"
+	done) > "$tmp/$t/series"
 	prev=$tip
 done
 

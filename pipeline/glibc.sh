@@ -34,11 +34,8 @@ GLIBC_VER=2.43
 GLIBC_SHA=b8f0d50a7d4255658efe1f608cacdc4be82bb3c009875626df5968cc64c58880
 tarball=$CACHE/src/glibc_$GLIBC_VER.orig.tar.xz
 
-case $arch in
-x86_64)	host=x86_64-linux-gnu ;;
-arm64)	host=aarch64-linux-gnu ;;
-*)	die "glibc.sh: unknown ARCH $arch" ;;
-esac
+arch_vars "$arch"
+host=$TRIPLET
 
 key=$( (echo "$GLIBC_SHA"; cat "$TOP"/userspace/glibc/*.patch "$0";
 	echo "$ROOT") | sha256sum | cut -c1-16)
@@ -57,22 +54,9 @@ for d in "$CACHE"/glibc/*-"$arch"; do
 done
 
 mkdir -p "$CACHE/src" "$CACHE/glibc"
-if [ ! -e "$tarball" ]; then
-	log "fetching glibc $GLIBC_VER"
-	need_gpgv
-	listed=$(signed_index sid main/source/Sources.xz | awk -v f="glibc_$GLIBC_VER.orig.tar.xz" '
-		/^Checksums-Sha256:/ { s = 1; next } /^[^ ]/ { s = 0 }
-		s && $3 == f { print $1 }' | sort -u) ||
-		die "cannot read sid's signed Sources index"
-	[ "$listed" = "$GLIBC_SHA" ] ||
-		die "sid's Sources index lists glibc_$GLIBC_VER.orig.tar.xz as '${listed:-nothing}', not the pin $GLIBC_SHA"
-	curl -fsS -m 1800 -o "$tarball.part" \
-		"$MIRROR/pool/main/g/glibc/glibc_$GLIBC_VER.orig.tar.xz" ||
-		die "cannot fetch glibc_$GLIBC_VER.orig.tar.xz"
-	mv "$tarball.part" "$tarball"
-fi
-echo "$GLIBC_SHA  $tarball" | sha256sum -c --quiet - ||
-	{ rm -f "$tarball"; die "glibc_$GLIBC_VER.orig.tar.xz: sha256 mismatch"; }
+[ -e "$tarball" ] || log "fetching glibc $GLIBC_VER"
+deb_fetch_pinned "glibc_$GLIBC_VER.orig.tar.xz" "$GLIBC_SHA" "$tarball" sid ||
+	die "no verified glibc_$GLIBC_VER.orig.tar.xz"
 
 work=$CACHE/glibc/build-$arch
 rm -rf "$work" "$prefix"
@@ -89,7 +73,7 @@ done
 sed -i 's/ wctype manual po / wctype po /' "$src/Makeconfig"
 
 cross=()
-[ "$arch" = x86_64 ] || cross=(--host="$host" --build=x86_64-linux-gnu
+[ -z "$CROSS" ] || cross=(--host="$host" --build=x86_64-linux-gnu
 	CC="$host-gcc" CXX=false READELF="$host-readelf"
 	--with-headers="/usr/$host/include")
 # -O2 without debug info: perf resolves libc's symbols from .symtab, and

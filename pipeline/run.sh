@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# vm.sh ARCH TREE TIMEOUT COMMAND - boot the test kernel of TREE for ARCH
+# run.sh ARCH TREE TIMEOUT COMMAND - boot the test kernel of TREE for ARCH
 # under QEMU TCG with virtme-ng and run COMMAND (a shell command line) in
 # it.  The project directory and the cache are visible in the guest at
 # the same paths.  Prints the guest's output and exits with COMMAND's
@@ -25,7 +25,7 @@
 
 . "$(dirname "$0")/../lib/lib.sh"
 
-arch=${1:?usage: vm.sh ARCH TREE TIMEOUT COMMAND}
+arch=${1:?usage: run.sh ARCH TREE TIMEOUT COMMAND}
 tree=$(cd "${2:?}" && pwd)
 limit=${3:?}
 cmd=${4:?}
@@ -75,7 +75,7 @@ timeout -k 10 "$limit" bash -c '
 	${VM_APPEND:+--append "$VM_APPEND"} \
 	--exec "$guestcmd" < /dev/null 9>&- || rc=$?
 if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
-	echo "vm.sh: $arch guest timed out after ${limit}s" >&2
+	echo "run.sh: $arch guest timed out after ${limit}s" >&2
 	exit 124
 fi
 exit "$(cat "$status")"

@@ -14,7 +14,7 @@ kout=$(kbuild_dir "$arch" "$tree")
 arch_vars "$arch"
 karch=$KARCH cross=$CROSS
 
-cd "$tree"
+cd "$tree" || exit
 inroot make -s O="$kout" ARCH=$karch CROSS_COMPILE=$cross headers
 inroot make -s -C tools/testing/selftests TARGETS=sframe O="$kout" \
 	ARCH=$karch CROSS_COMPILE=$cross \
@@ -32,14 +32,14 @@ done
 # The programs of the project's guest tests (check/guest/), likewise; the
 # BPF ones against the BTF of this kernel and the libbpf of the guest.
 # The glibc tests are built if pipeline/glibc.sh has built that glibc.
-[ "$arch" = x86_64 ] && sysroot= || sysroot=$GUEST_ROOT
 glibc=$("$TOP/pipeline/glibc.sh" "$arch" --installed) || glibc=
 [ -n "$glibc" ] ||
 	rm -rf "$kout/guest-tests/glibc" "$kout/guest-tests/perf-oracle/glibc"
 inroot make -s -C "$TOP/check/guest" O="$kout/guest-tests" CROSS_COMPILE=$cross \
 	KHDR_INCLUDES="-isystem $kout/usr/include" GLIBC="$glibc" \
 	SELFTESTS="$tree/tools/testing/selftests/sframe" \
-	VMLINUX="$kout/vmlinux" LIBBPF_SYSROOT="$sysroot"
+	VMLINUX="$kout/vmlinux" LIBBPF_SYSROOT="$LIBBPF_SYSROOT" \
+	LDSO="$LDSO" BRANCH_PROTECTION="$BRANCH_PROTECTION"
 # and the libtraceevent plugin that trace-cmd prints deferred user stacks
 # with (userspace/trace-cmd).
 inroot make -s -C "$TOP/userspace/trace-cmd" \

@@ -53,23 +53,6 @@ make_root()
 	touch "$dir/.complete"
 }
 
-need_host_tools()
-{
-	local missing=()
-
-	command -v mmdebstrap >/dev/null || missing+=(mmdebstrap)
-	command -v bwrap >/dev/null || missing+=(bubblewrap)
-	command -v zstd >/dev/null || missing+=(zstd)
-	command -v xz >/dev/null || missing+=(xz-utils)
-	command -v curl >/dev/null || missing+=(curl)
-	command -v python3 >/dev/null || missing+=(python3)
-	command -v git >/dev/null || missing+=(git)
-	[ ${#missing[@]} -eq 0 ] && return 0
-	log "installing host packages: ${missing[*]}"
-	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-}
-
 no_fixup()
 {
 	:
@@ -91,7 +74,8 @@ fix_guest_root()
 	[ -e "$dir/usr/bin/awk" ] || ln -s mawk "$dir/usr/bin/awk"
 }
 
-need_host_tools
+host_install mmdebstrap bubblewrap zstd xz-utils curl python3 git
+need_mirror
 make_root "$ROOT" "$TOP/config/toolchain.pkgs" no_fixup --variant=apt
 make_root "$AROOT" "$TOP/config/guest-arm64.pkgs" fix_guest_root \
 	--variant=extract --architectures=arm64

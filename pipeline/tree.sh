@@ -77,7 +77,7 @@ if [ ! -d "$dir/.git" ]; then
 	git clone -q --no-checkout "$REPO" "$dir"
 fi
 
-cd "$dir"
+cd "$dir" || exit 1
 # Follow the cached base if it was rebuilt (e.g. from another tarball).
 git fetch -q -f "$REPO" refs/tags/base:refs/tags/base
 

@@ -11,6 +11,7 @@
 # The programs are built on the host (check/guest/Makefile).
 
 set -u
+# shellcheck source=check/guest/lib/perf.sh
 . "$(dirname "$0")/lib/perf.sh"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
@@ -28,23 +29,23 @@ complete()
 		      printf "%d %d\n", ok + 0, n + 0 }'
 }
 
+declare -A ok n
 for mode in audit plain; do
 	env=()
 	[ $mode = audit ] && env=(LD_AUDIT="$audit")
 	env "${env[@]}" perf record -q -B -F 499 -e cpu-clock:u \
 		--call-graph fp,defer -o "$dir/$mode.data" "$bin/prog" 3 \
 		>/dev/null 2>&1 || { echo "perf record failed ($mode)"; exit 1; }
-	read -r ok n < <(complete "$dir/$mode.data")
-	[ "$n" -gt 0 ] || tail -n 5 "$dir/$mode.data.err"
-	echo "$mode: $ok of $n samples in work_spin() reach main()"
-	eval "ok_$mode=$ok n_$mode=$n"
+	read -r "ok[$mode]" "n[$mode]" < <(complete "$dir/$mode.data")
+	[ "${n[$mode]}" -gt 0 ] || tail -n 5 "$dir/$mode.data.err"
+	echo "$mode: ${ok[$mode]} of ${n[$mode]} samples in work_spin() reach main()"
 done
 
 # Sample counts under TCG vary; what matters is the share.
-[ "$n_audit" -ge 20 ] || { echo "too few samples"; exit 1; }
-[ $((ok_audit * 100)) -ge $((n_audit * 95)) ] ||
+[ "${n[audit]}" -ge 20 ] || { echo "too few samples"; exit 1; }
+[ $((ok[audit] * 100)) -ge $((n[audit] * 95)) ] ||
 	{ echo "with the module, stacks must reach main()"; exit 1; }
-[ $((ok_plain * 100)) -le $((n_plain * 50)) ] ||
+[ $((ok[plain] * 100)) -le $((n[plain] * 50)) ] ||
 	{ echo "without the module, the library's frames cannot be walked"; exit 1; }
 # One of them, for the log.
 perf script -i "$dir/audit.data" -F ip,sym,dso 2>/dev/null |

@@ -20,13 +20,14 @@
 # with four threads.
 
 set -u
+# shellcheck source=check/guest/lib/perf.sh
 . "$(dirname "$0")/lib/perf.sh"
 src=$(cd "$(dirname "$0")/perf-oracle" && pwd)
 keep=${KEEP:+$(cd "$KEEP" && pwd)}
 dir=$(mktemp -d)
 trap '[ -n "$keep" ] && cp "$dir"/*.txt "$keep"; rm -rf "$dir"' EXIT
 perf_setup perf-oracle "$dir"
-cd "$dir"
+cd "$dir" || exit 1
 
 # record NAME CALL-GRAPH THREADS [BUILD]: perf script output in NAME.txt.
 # The LD_AUDIT module registers the library, except for the glibc build,

@@ -15,6 +15,7 @@
 # which is what gcc makes of baz() and foo9() on x86_64.
 
 set -u
+# shellcheck source=check/guest/lib/perf.sh
 . "$(dirname "$0")/lib/perf.sh"
 dir=$(mktemp -d)
 trap 'perf probe -q -d "probe_prog:*" >/dev/null 2>&1; rm -rf "$dir"' EXIT

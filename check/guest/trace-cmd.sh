@@ -38,13 +38,13 @@ fail=0
 # buffer).
 run()
 {
-	local variant=$1 prog=$2 want pid tc i
+	local variant=$1 prog=$2 want pid tc
 
 	trace-cmd record -o "$dir/$variant.dat" -e syscalls:sys_enter_getppid \
 		-O userstacktrace_deferred > "$dir/$variant.rec" 2>&1 &
 	tc=$!
 	# It says so once its recorders run.
-	for i in $(seq 300); do
+	for _ in $(seq 300); do
 		grep -q 'Hit Ctrl^C' "$dir/$variant.rec" && break
 		kill -0 $tc 2>/dev/null || break
 		sleep 0.1

@@ -4,9 +4,10 @@
 # The kernel's SFrame decoder (kernel/unwind/sframe_decode.c, built in
 # user space by tools/testing/sframe) must give the same rules as libsframe at every
 # PC of a corpus of real code built with -Wa,--gsframe for x86_64 and
-# aarch64 (tools/testing/sframe/corpus.sh: lua, zlib, bzip2, zstd, mbedtls,
-# pcre2 from Debian's sources) and of the selftest programs that check.sh
-# built for both architectures.
+# aarch64 (check/host/corpus.sh: lua, zlib, bzip2, zstd, mbedtls, pcre2
+# from Debian's sources) and of the selftest programs that check.sh built
+# for both architectures.  The tree's checker takes them as FILES=, with
+# -f for the corpus's lists of files.
 
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -15,7 +16,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 tree=${1:?usage: $0 TREE (the check tree, docs/check-tree.md)}
 out=$CACHE/corpus/out
 
-inroot env SFRAME_CACHE="$CACHE" "$tree/tools/testing/sframe/corpus.sh" "$out"
+"$top/check/host/corpus.sh" "$out"
 
 files=(-f "$out/x86_64/files.txt" -f "$out/aarch64/files.txt")
 for arch in x86_64 arm64; do

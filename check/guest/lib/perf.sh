@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
 #
 # Sourced by the perf guest tests (not a test itself: guest-tests.sh runs
@@ -22,7 +23,9 @@ perf_setup()
 	cp -r "$from" "$dir/bin"
 	cp "$so" "$dir/"
 	cp -r "$KOUT/guest-tests/nodebuginfod" "$dir/"
+	# shellcheck disable=SC2034 # for the test that sources this
 	bin=$dir/bin
+	# shellcheck disable=SC2034
 	audit=$dir/sframe-audit.so
 	export LD_LIBRARY_PATH=$dir/nodebuginfod
 }
