@@ -247,12 +247,13 @@ done
 
 [ "$mode" != debug ] || finish
 # The host tests: check/pipeline/ tests the pipeline, check/host/ the
-# product's pieces that run on the host.  Each takes the check tree.
+# product's pieces that run on the host.  Each takes the check tree and
+# the arches this run built.
 for t in "$TOP"/check/pipeline/*.sh "$TOP"/check/host/*.sh; do
 	[ -e "$t" ] || continue
 	name=$(basename "$t" .sh)
 	[[ $t != */check/pipeline/* ]] || name=pipeline-$name
-	if step "host test $name" bash "$t" "$tree"; then
+	if step "host test $name" bash "$t" "$tree" "${arches[@]}"; then
 		result pass "host: $name"
 	else
 		result fail "host: $name"

@@ -4,7 +4,7 @@
 # The kernel's SFrame decoder (kernel/unwind/sframe_decode.c, built in
 # user space by tools/testing/sframe) must give the same rules as libsframe at every
 # PC of a corpus of real code built with -Wa,--gsframe for x86_64 and
-# aarch64 (check/host/corpus.sh: lua, zlib, bzip2, zstd, mbedtls, pcre2
+# aarch64 (check/corpus.sh: lua, zlib, bzip2, zstd, mbedtls, pcre2
 # from Debian's sources) and of the selftest programs that check.sh built
 # for both architectures.  The tree's checker takes them as FILES=, with
 # -f for the corpus's lists of files.
@@ -13,13 +13,17 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/lib/lib.sh"
 
-tree=${1:?usage: $0 TREE (the check tree, docs/check-tree.md)}
+tree=${1:?usage: $0 TREE [ARCH...] (the check tree, docs/check-tree.md)}
+shift
+# The arches whose selftests check.sh built: make check-fast builds x86_64's only.
+arches=("$@")
+[ ${#arches[@]} -gt 0 ] || arches=(x86_64 arm64)
 out=$CACHE/corpus/out
 
-"$top/check/host/corpus.sh" "$out"
+"$top/check/corpus.sh" "$out"
 
 files=(-f "$out/x86_64/files.txt" -f "$out/aarch64/files.txt")
-for arch in x86_64 arm64; do
+for arch in "${arches[@]}"; do
 	sel=$(kbuild_dir "$arch" "$tree")/kselftest/sframe
 	[ -d "$sel" ] || die "no $arch selftests in $sel: run check.sh"
 	for f in "$sel"/*; do

@@ -21,7 +21,7 @@
 # The archive's kernel tools take the corpus as files (FILES=), so that
 # fetching from a distribution stays here.
 
-. "$(dirname "$0")/../../lib/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 DL=$CACHE/corpus/dl
 SRC=$CACHE/corpus/src
