@@ -343,6 +343,10 @@ restore()
 	git -C "$tree" checkout -q -f "${branch:-$head}"
 	for a in "${arches[@]}"; do
 		rm -f "$(kbuild_dir "$a" "$tree")"/.config-bisect{,.old}
+		# Whatever prefix include/config/ was last derived for,
+		# the next make derives it again from .config.
+		[ ! -e "$(kbuild_dir "$a" "$tree")/.config" ] ||
+			touch "$(kbuild_dir "$a" "$tree")/.config"
 	done
 	rm -rf "$tmp"
 }

@@ -25,7 +25,7 @@
 
 DL=$CACHE/corpus/dl
 SRC=$CACHE/corpus/src
-OUTDIR=${1:-$CACHE/corpus/out}
+OUTDIR=$(realpath -m "${1:-$CACHE/corpus/out}")
 CORPUS_CFLAGS=(-O2 -g0 -fPIC '-Wa,--gsframe' -w)
 # The suites whose signed Sources index vouches for the pins: trixie's
 # point releases move packages between them.
@@ -58,6 +58,8 @@ fetch_sources()
 {
 	local i name dir
 
+	# mbedtls comes as .tar.bz2; tar unpacks on the host.
+	host_install bzip2
 	mkdir -p "$DL" "$SRC"
 	for ((i = 0; i < ${#PINS[@]}; i += 2)); do
 		name=${PINS[i]}

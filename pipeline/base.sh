@@ -32,7 +32,6 @@ SRC=$CACHE/src
 REPO=$CACHE/linux-base.git
 
 mkdir -p "$SRC"
-need_mirror
 
 # candidates SUITE...: "path version sha256" of every linux-source-7.3 in
 # the verified indexes of the suites, newest first.
@@ -91,6 +90,9 @@ if [ -e "$REPO/BASE" ]; then
 	rm -rf "$REPO"
 fi
 
+# Only now is the archive needed: a cached base must not depend on the
+# machine's apt sources.
+need_mirror
 log "verifying $PIN_PKG $PIN_VER through the signed $PIN_SUITE index"
 file='' desc=''
 line=$(candidates "$PIN_SUITE" | awk -v v="$PIN_VER" '$2 == v')

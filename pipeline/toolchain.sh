@@ -40,6 +40,7 @@ make_root()
 	fi
 
 	log "creating $(basename "$dir") with mmdebstrap (sid)"
+	need_mirror
 	mmdebstrap --quiet "${APTOPTS[@]}" --include="$(pkglist "$pkgs")" \
 		"$@" sid "$dir.tmp" "$MIRROR"
 	cat > "$dir.tmp/etc/apt/apt.conf.d/99sframe-valid-until" <<-EOT
@@ -75,7 +76,6 @@ fix_guest_root()
 }
 
 host_install mmdebstrap bubblewrap zstd xz-utils curl python3 git
-need_mirror
 make_root "$ROOT" "$TOP/config/toolchain.pkgs" no_fixup --variant=apt
 make_root "$AROOT" "$TOP/config/guest-arm64.pkgs" fix_guest_root \
 	--variant=extract --architectures=arm64
