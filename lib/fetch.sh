@@ -52,7 +52,8 @@ apt_archive()
 	function found(u) { sub(/\/+$/, "", u); print u; done = 1; exit }
 	function stanza(   n, i, u) {
 		if (f["types"] ~ /(^|[ \t])deb(-src)?([ \t]|$)/ &&
-		    tolower(f["enabled"]) != "no" && debian(f["suites"])) {
+		    tolower(f["enabled"]) !~ /^(no|false|without|off|disable|0)$/ &&
+		    debian(f["suites"])) {
 			n = split(f["uris"], u, /[ \t]+/)
 			for (i = 1; i <= n; i++)
 				if (fetchable(u[i]))
