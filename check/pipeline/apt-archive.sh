@@ -8,7 +8,8 @@
 # address curl cannot fetch) would only show as a failed or wrong
 # download much later, on one machine.  Each test asserts the exact
 # archive, or the exact failure.  Prints TAP; exits non-zero if a test
-# failed.  The check tree (the argument check.sh passes) is not used.
+# failed.  Of the check
+# tree (the argument check.sh passes), only its KTAP helpers are used.
 
 set -euo pipefail
 export LC_ALL=C
@@ -24,20 +25,14 @@ export SFRAME_CACHE=$work/cache SFRAME_APT_ETC=$work/apt
 # shellcheck source=lib/lib.sh
 . "$top/lib/lib.sh"
 
-n=0 failed=0
+# shellcheck source=lib/tap.sh
+. "$top/lib/tap.sh"
+tap_start "${1:?usage: $0 TREE (the check tree, for its KTAP helpers)}"
 
-# is NAME EXPECTED ACTUAL: one TAP line, and the difference on a failure.
-is()
-{
-	n=$((n + 1))
-	if [ "$2" = "$3" ]; then
-		echo "ok $n - $1"
-		return 0
-	fi
-	echo "not ok $n - $1"
-	diff <(echo "$2") <(echo "$3") | sed 's/^/#   /' || true
-	failed=$((failed + 1))
-}
+# The fixtures name no real host: apt_archive reads URIs as text, and
+# only their scheme and path matter.  .test is reserved for tests (RFC
+# 2606) and never resolves.
+h=mirror.test
 
 # fresh: an empty apt configuration (sources.list.d/ and nothing else).
 fresh()
@@ -73,249 +68,249 @@ mirror()
 }
 
 fresh
-put sources.list <<'EOF'
-deb http://deb.debian.org/debian bookworm main
+put sources.list <<EOF
+deb http://$h/debian/debian bookworm main
 EOF
-is "a one-line sources.list" "http://deb.debian.org/debian" "$(archive)"
+is "a one-line sources.list" "http://$h/debian/debian" "$(archive)"
 
 fresh
-put sources.list.d/debian.sources <<'EOF'
+put sources.list.d/debian.sources <<EOF
 Types: deb deb-src
-URIs: http://ftp.de.debian.org/debian https://deb.debian.org/debian
+URIs: http://$h/ftp-de/debian https://$h/debian/debian
 Suites: bookworm bookworm-updates bookworm-backports
 Components: main non-free-firmware
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 
 Types: deb deb-src
-URIs: http://security.debian.org/debian-security
+URIs: http://$h/debian-security/debian-security
 Suites: bookworm-security
 Components: main non-free-firmware
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 EOF
 is "bookworm's debian.sources, several URIs and suites: the first URI" \
-	"http://ftp.de.debian.org/debian" "$(archive)"
+	"http://$h/ftp-de/debian" "$(archive)"
 
 fresh
-put sources.list <<'EOF'
-deb http://security.debian.org/debian-security bookworm-security main
-deb-src http://security.debian.org/debian-security bookworm-security main
-deb http://deb.debian.org/debian bookworm main
+put sources.list <<EOF
+deb http://$h/debian-security/debian-security bookworm-security main
+deb-src http://$h/debian-security/debian-security bookworm-security main
+deb http://$h/debian/debian bookworm main
 EOF
 is "a -security entry first: the archive after it" \
-	"http://deb.debian.org/debian" "$(archive)"
+	"http://$h/debian/debian" "$(archive)"
 
 # Debian's cloud images: the archive through apt's mirror method, and
 # their security stanza first.
 fresh
-put sources.list.d/debian.sources <<'EOF'
+put sources.list.d/debian.sources <<EOF
 Types: deb
 URIs: mirror+file:///etc/apt/mirrors/debian-security.list
 Suites: bookworm-security
 Components: main
 
 Types: deb
-URIs: mirror+file:///etc/apt/mirrors/debian.list https://cdn.example.org/debian
+URIs: mirror+file:///etc/apt/mirrors/debian.list https://$h/cdn/debian
 Suites: bookworm bookworm-updates bookworm-backports
 Components: main
 EOF
 is "mirror+ URIs and a deb822 -security stanza skipped" \
-	"https://cdn.example.org/debian" "$(archive)"
+	"https://$h/cdn/debian" "$(archive)"
 
 fresh
-put sources.list <<'EOF'
-# deb http://commented.example.org/debian sid main
-#deb http://commented.example.org/debian sid main
-	 # deb http://indented.example.org/debian sid main
+put sources.list <<EOF
+# deb http://$h/commented/debian sid main
+#deb http://$h/commented/debian sid main
+	 # deb http://$h/indented/debian sid main
 
-deb http://deb.debian.org/debian trixie main # deb http://after.example.org/debian sid main
+deb http://$h/debian/debian trixie main # deb http://$h/after/debian sid main
 EOF
 is "commented lines, and a comment after an entry" \
-	"http://deb.debian.org/debian" "$(archive)"
+	"http://$h/debian/debian" "$(archive)"
 
 fresh
-put sources.list <<'EOF'
-deb [arch=amd64 signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] https://mirror.example.org/debian trixie main contrib
+put sources.list <<EOF
+deb [arch=amd64 signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] https://$h/mirror/debian trixie main contrib
 EOF
 is "[arch=amd64 signed-by=...] options" \
-	"https://mirror.example.org/debian" "$(archive)"
+	"https://$h/mirror/debian" "$(archive)"
 
 fresh
-put sources.list <<'EOF'
-deb [ arch=amd64,arm64 trusted=yes ] http://spaced.example.org/debian sid main
+put sources.list <<EOF
+deb [ arch=amd64,arm64 trusted=yes ] http://$h/spaced/debian sid main
 EOF
 is "[ options ] with spaces inside the brackets" \
-	"http://spaced.example.org/debian" "$(archive)"
+	"http://$h/spaced/debian" "$(archive)"
 
 fresh
-put sources.list.d/debian.sources <<'EOF'
+put sources.list.d/debian.sources <<EOF
 Types: deb
-URIs: http://disabled.example.org/debian
+URIs: http://$h/disabled/debian
 Suites: sid
 Components: main
 Enabled: no
 
 Types: deb
-URIs: http://disabled-too.example.org/debian
+URIs: http://$h/disabled-too/debian
 Suites: sid
 Components: main
 enabled: No
 
 Types: deb
-URIs: http://false.example.org/debian
+URIs: http://$h/false/debian
 Suites: sid
 Components: main
 Enabled: False
 
 Types: deb
-URIs: http://enabled.example.org/debian
+URIs: http://$h/enabled/debian
 Suites: sid
 Components: main
 EOF
 is "disabled stanzas (Enabled: no, false, any case), then one without the field" \
-	"http://enabled.example.org/debian" "$(archive)"
+	"http://$h/enabled/debian" "$(archive)"
 
 fresh
-put sources.list.d/debian.sources <<'EOF'
+put sources.list.d/debian.sources <<EOF
 Types: deb
-URIs: http://enabled.example.org/debian
+URIs: http://$h/enabled/debian
 Suites: sid
 Components: main
 Enabled: yes
 EOF
-is "Enabled: yes" "http://enabled.example.org/debian" "$(archive)"
+is "Enabled: yes" "http://$h/enabled/debian" "$(archive)"
 
 # The first stanza ends at the end of its file, without a blank line;
 # the second ends the last file.
 fresh
-put sources.list.d/a.sources <<'EOF'
+put sources.list.d/a.sources <<EOF
 Types: deb
 URIs: mirror+file:/etc/apt/mirrors/debian.list
 Suites: noble
 Components: main
 EOF
-put sources.list.d/b.sources <<'EOF'
+put sources.list.d/b.sources <<EOF
 # A field continued on the lines after it.
 Types: deb
 URIs: mirror+file:/etc/apt/mirrors/debian.list
- http://continued.example.org/debian
+ http://$h/continued/debian
 Suites: noble
  trixie
 Components: main
 EOF
 is "a deb822 stanza with continuation lines" \
-	"http://continued.example.org/debian" "$(archive)"
+	"http://$h/continued/debian" "$(archive)"
 
 fresh
-put sources.list <<'EOF'
-deb http://archive.ubuntu.com/ubuntu noble main restricted
-deb http://archive.ubuntu.com/ubuntu noble-updates main restricted
-deb http://security.ubuntu.com/ubuntu noble-security main restricted
+put sources.list <<EOF
+deb http://$h/ubuntu/ubuntu noble main restricted
+deb http://$h/ubuntu/ubuntu noble-updates main restricted
+deb http://$h/ubuntu-security/ubuntu noble-security main restricted
 EOF
-put sources.list.d/00-vendor.sources <<'EOF'
+put sources.list.d/00-vendor.sources <<EOF
 Types: deb
-URIs: http://archive.ubuntu.com/ubuntu
+URIs: http://$h/ubuntu/ubuntu
 Suites: jammy jammy-updates
 Components: main
 EOF
-put sources.list.d/debian.sources <<'EOF'
+put sources.list.d/debian.sources <<EOF
 Types: deb
-URIs: http://deb.debian.org/debian
+URIs: http://$h/debian/debian
 Suites: sid
 Components: main
 EOF
 is "a vendor's suites (Ubuntu's) skipped, in both formats" \
-	"http://deb.debian.org/debian" "$(archive)"
+	"http://$h/debian/debian" "$(archive)"
 
 fresh
-put sources.list <<'EOF'
-deb http://archive.ubuntu.com/ubuntu noble main
+put sources.list <<EOF
+deb http://$h/ubuntu/ubuntu noble main
 EOF
 is "only a vendor's archive: apt_archive fails" "status 1" "$(archive)"
 
 fresh
-put sources.list <<'EOF'
+put sources.list <<EOF
 deb cdrom:[Debian GNU/Linux 12.0.0 _Bookworm_ - Official amd64 DVD Binary-1 20230610-10:23]/ bookworm contrib main
-deb tor+http://tor.example.org/debian bookworm main
-deb mirror+http://mirrors.example.org/debian.list bookworm main
-rpm http://rpm.example.org/debian bookworm main
-deb-src http://src.example.org/debian bookworm main
+deb tor+http://$h/tor/debian bookworm main
+deb mirror+http://$h/mirrors/debian.list bookworm main
+rpm http://$h/rpm/debian bookworm main
+deb-src http://$h/src/debian bookworm main
 EOF
 is "cdrom:, tor+ and mirror+ entries and other types skipped; deb-src counts" \
-	"http://src.example.org/debian" "$(archive)"
+	"http://$h/src/debian" "$(archive)"
 
 fresh
-put sources.list.d/debian.sources <<'EOF'
+put sources.list.d/debian.sources <<EOF
 Types: rpm
-URIs: http://rpm.example.org/debian
+URIs: http://$h/rpm/debian
 Suites: sid
 Components: main
 
 Types: deb-src
-URIs: ftp://ftp.example.org/debian
+URIs: ftp://$h/ftp-de/debian
 Suites: sid
 Components: main
 EOF
 is "deb822: another type skipped, Types: deb-src counts" \
-	"ftp://ftp.example.org/debian" "$(archive)"
+	"ftp://$h/ftp-de/debian" "$(archive)"
 
 fresh
-put sources.list.d/10-first.sources <<'EOF'
+put sources.list.d/10-first.sources <<EOF
 Types: deb
-URIs: http://first.example.org/debian
+URIs: http://$h/first/debian
 Suites: trixie
 Components: main
 EOF
-put sources.list.d/20-second.list <<'EOF'
-deb http://second.example.org/debian trixie main
+put sources.list.d/20-second.list <<EOF
+deb http://$h/second/debian trixie main
 EOF
 is "sources.list.d/ by name: a .sources before a .list" \
-	"http://first.example.org/debian" "$(archive)"
+	"http://$h/first/debian" "$(archive)"
 
 fresh
-put sources.list.d/10-first.list <<'EOF'
-deb http://first.example.org/debian trixie main
+put sources.list.d/10-first.list <<EOF
+deb http://$h/first/debian trixie main
 EOF
-put sources.list.d/20-second.sources <<'EOF'
+put sources.list.d/20-second.sources <<EOF
 Types: deb
-URIs: http://second.example.org/debian
+URIs: http://$h/second/debian
 Suites: trixie
 Components: main
 EOF
 is "sources.list.d/ by name: a .list before a .sources" \
-	"http://first.example.org/debian" "$(archive)"
+	"http://$h/first/debian" "$(archive)"
 
 fresh
-put sources.list <<'EOF'
-deb http://main.example.org/debian sid main
+put sources.list <<EOF
+deb http://$h/main/debian sid main
 EOF
-put sources.list.d/00-parts.list <<'EOF'
-deb http://parts.example.org/debian sid main
+put sources.list.d/00-parts.list <<EOF
+deb http://$h/parts/debian sid main
 EOF
 is "sources.list before sources.list.d/" \
-	"http://main.example.org/debian" "$(archive)"
+	"http://$h/main/debian" "$(archive)"
 
 fresh
 for f in 00-a.list.save 00-b.list.distUpgrade 00-c.sources.bak 00-d.conf; do
-	echo "deb http://$f.example.org/debian sid main" | put "sources.list.d/$f"
+	echo "deb http://$h/$f/debian sid main" | put "sources.list.d/$f"
 done
 mkdir "$SFRAME_APT_ETC/sources.list.d/00-e.list"
-put sources.list.d/10-debian.list <<'EOF'
-deb http://deb.debian.org/debian sid main
+put sources.list.d/10-debian.list <<EOF
+deb http://$h/debian/debian sid main
 EOF
 is "sources.list.d/: only files named .list or .sources" \
-	"http://deb.debian.org/debian" "$(archive)"
+	"http://$h/debian/debian" "$(archive)"
 
 fresh
-put sources.list <<'EOF'
-deb http://deb.debian.org/debian/ stable main
+put sources.list <<EOF
+deb http://$h/debian/debian/ stable main
 EOF
-is "a trailing slash stripped" "http://deb.debian.org/debian" "$(archive)"
+is "a trailing slash stripped" "http://$h/debian/debian" "$(archive)"
 
 rm -rf "$SFRAME_APT_ETC"
 is "no apt configuration at all: apt_archive fails" "status 1" "$(archive)"
 
 fresh
-put sources.list <<'EOF'
+put sources.list <<EOF
 # Nothing here but a comment.
 EOF
 is "only comments: apt_archive fails" "status 1" "$(archive)"
@@ -326,17 +321,16 @@ status 1" \
 	"$(mirror)"
 
 fresh
-put sources.list <<'EOF'
-deb http://deb.debian.org/debian/ sid main
+put sources.list <<EOF
+deb http://$h/debian/debian/ sid main
 EOF
 is "need_mirror: the archive of the sources, exported" \
-	"http://deb.debian.org/debian" "$(mirror)"
+	"http://$h/debian/debian" "$(mirror)"
 
 # An apt_archive that says it ran: SFRAME_MIRROR must spare it.
 is "need_mirror: SFRAME_MIRROR first, without reading the sources" \
-	"https://mirror.example.net/debian" \
+	"https://$h/mirror/debian" \
 	"$(apt_archive() { echo "apt_archive called" >&2; }
-	   SFRAME_MIRROR=https://mirror.example.net/debian mirror)"
+	   SFRAME_MIRROR=https://$h/mirror/debian mirror)"
 
-echo "1..$n"
-[ "$failed" = 0 ]
+tap_done

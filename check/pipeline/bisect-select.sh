@@ -5,8 +5,8 @@
 # check/bisect/fixtures/ instead of a kernel build: check/pipeline/
 # bisect.sh builds a real series, but only with a built kernel, and
 # cannot say which part of the selection went wrong.  Each test asserts
-# an exact selection.  Prints TAP; exits non-zero if a test failed.  The
-# check tree (the argument check.sh passes) is not used.
+# an exact selection.  Prints TAP; exits non-zero if a test failed.  Of the check
+# tree (the argument check.sh passes), only its KTAP helpers are used.
 
 set -euo pipefail
 export LC_ALL=C
@@ -17,20 +17,9 @@ fix=$top/check/bisect/fixtures
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-n=0 failed=0
-
-# is NAME EXPECTED ACTUAL: one TAP line, and the difference on a failure.
-is()
-{
-	n=$((n + 1))
-	if [ "$2" = "$3" ]; then
-		echo "ok $n - $1"
-		return 0
-	fi
-	echo "not ok $n - $1"
-	diff <(echo "$2") <(echo "$3") | sed 's/^/#   /' || true
-	failed=$((failed + 1))
-}
+# shellcheck source=lib/tap.sh
+. "$top/lib/tap.sh"
+tap_start "${1:?usage: $0 TREE (the check tree, for its KTAP helpers)}"
 
 # status COMMAND...: its exit status, as text.
 status()
@@ -187,5 +176,4 @@ is "a directory that holds another target gets a make of its own" \
 	"$(alone_dirs kernel/unwind/user.o kernel/unwind/ mm/m1.o \
 		arch/x86/entry/vdso/vdso64/ kernel/unwind/)"
 
-echo "1..$n"
-[ "$failed" = 0 ]
+tap_done
