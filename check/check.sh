@@ -23,6 +23,7 @@ lock_check_tree
 rdir=$OUT/check
 stress=${STRESS_TIME:-10}
 gtimeout=${GUEST_TIMEOUT:-900}
+ktimeout=
 if [ "$mode" = debug ]; then
 	export KVARIANT=debug
 	rdir=$OUT/check-debug
@@ -31,6 +32,10 @@ if [ "$mode" = debug ]; then
 	# it in virtme-init's "udevadm settle", and runs the selftests up to
 	# three times slower than the test kernel.
 	gtimeout=${GUEST_TIMEOUT:-5400}
+	# A selftest program's limit (its "settings" file) is for the test
+	# kernel: override it as run_kselftest.sh -o does.  The harness's
+	# per-case limits still catch a case that hangs.
+	ktimeout=${KSELFTEST_TIMEOUT:-3600}
 fi
 mkdir -p "$rdir"
 : > "$rdir/results"
@@ -216,6 +221,7 @@ for arch in "${arches[@]}"; do
 	ptap=$rdir/project_$arch.tap
 	rm -f "$gtap" "$ptap"
 	guestcmd=$(printf '%q ' env STRESS_TIME="$stress" \
+		${ktimeout:+kselftest_override_timeout=$ktimeout} \
 		bash "$TOP/check/guest-tests.sh" "$arch" "$tree" "$kout" \
 		"$gtap" "$ptap")
 	gok=0
