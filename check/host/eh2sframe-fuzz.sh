@@ -1,0 +1,64 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# userspace/eh2sframe's conversion under libFuzzer (its fuzz.c), with
+# ASan and UBSan: the seeds are the .eh_frame sections of the corpus's
+# executables and libraries (check/corpus.sh) of each architecture given,
+# each after the byte that names its architecture.  The seeds are
+# replayed, then fuzzed from for FUZZ_CHECK_TIME seconds (default 30).
+# Any crash, sanitizer report, leak, input slower than 5 seconds or table
+# that libsframe cannot decode fails; the input and the log are kept in
+# $CACHE/fuzz-failures.
+
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/lib/lib.sh"
+
+tree=${1:?usage: $0 TREE [ARCH...] (the check tree, docs/check-tree.md)}
+shift
+arches=("$@")
+[ ${#arches[@]} -gt 0 ] || arches=(x86_64 arm64)
+
+bin=$CACHE/eh2sframe
+inroot make -s -C "$top/userspace/eh2sframe" O="$bin" fuzz
+corpus=$CACHE/corpus/out
+"$top/check/corpus.sh" "$corpus" > /dev/null
+
+work=$(mktemp -d -p "$CACHE" eh2sframe-fuzz.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+keep=$CACHE/fuzz-failures
+mkdir -p "$work/seeds" "$work/new" "$keep"
+
+n=0
+for arch in "${arches[@]}"; do
+	arch_vars "$arch"
+	byte='\000'
+	[ "$arch" = x86_64 ] || byte='\001'
+	for f in "$corpus/${TRIPLET%%-*}"/*; do
+		[ -f "$f" ] && [ "$(head -c 4 "$f" | od -An -c | tr -d ' ')" = 177ELF ] ||
+			continue
+		inroot "${CROSS}objcopy" --dump-section .eh_frame="$work/eh" \
+			"$f" "$work/stripped" 2> /dev/null || continue
+		{ printf "$byte"; cat "$work/eh"; } > "$work/seeds/${arch}-${f##*/}"
+		n=$((n + 1))
+	done
+done
+[ "$n" -ge 4 ] || die "only $n seeds from the corpus"
+
+opts=(-timeout=5 -max_len=262144 -artifact_prefix="$keep/eh2sframe-")
+if ! inroot "$bin/eh2sframe-fuzz" "${opts[@]}" -runs=0 "$work/seeds" \
+	> "$work/replay.log" 2>&1; then
+	tail -n 30 "$work/replay.log"
+	cp "$work/replay.log" "$keep/eh2sframe-replay.log"
+	die "replaying the $n seeds failed (see $keep)"
+fi
+echo "replayed $n seeds: $(grep -o 'Done [0-9]* runs' "$work/replay.log")"
+if ! inroot "$bin/eh2sframe-fuzz" "${opts[@]}" \
+	-max_total_time="${FUZZ_CHECK_TIME:-30}" -print_final_stats=1 \
+	"$work/new" "$work/seeds" > "$work/fuzz.log" 2>&1; then
+	grep -E 'ERROR|SUMMARY|runtime error' "$work/fuzz.log" | head -n 20 || true
+	tail -n 30 "$work/fuzz.log"
+	cp "$work/fuzz.log" "$keep/eh2sframe-fuzz.log"
+	die "the fuzzer found a bug (see $keep)"
+fi
+echo "fuzzed: $(grep -o 'Done [0-9]* runs in [0-9]* second(s)' "$work/fuzz.log"), no crash"

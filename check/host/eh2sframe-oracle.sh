@@ -1,0 +1,89 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The oracle of userspace/eh2sframe: for objects that gas built with
+# --gsframe, the table made from their .eh_frame must say what their own
+# .sframe says at every PC that .sframe describes (eh2sframe -c).  The
+# objects: the executables and shared objects of the corpus of real code
+# (check/corpus.sh), the selftest programs that check.sh built, and the
+# project's glibc (pipeline/glibc.sh), for each architecture given.
+#
+# Differences that are not mismatches are counted apart, by class, and
+# printed: PCs of functions the converter leaves out (by reason), gas's
+# flex and PC-mask FDEs (which the converter does not make), and gas's
+# reading of .cfi_restore (see gas_restore() in eh2sframe.c).  One case
+# per architecture: it fails on any mismatch, on an object that cannot
+# be compared, or when fewer than MIN_PCS PCs were compared.
+
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/lib/lib.sh"
+. "$top/lib/tap.sh"
+
+tree=${1:?usage: $0 TREE [ARCH...] (the check tree, docs/check-tree.md)}
+shift
+arches=("$@")
+[ ${#arches[@]} -gt 0 ] || arches=(x86_64 arm64)
+MIN_PCS=1000000
+
+bin=$CACHE/eh2sframe
+inroot make -s -C "$top/userspace/eh2sframe" O="$bin"
+corpus=$CACHE/corpus/out
+"$top/check/corpus.sh" "$corpus"
+
+# linked FILE...: those of the files that are ELF executables or shared
+# objects (e_type 2 or 3); the corpus also has relocatable objects.
+linked()
+{
+	local f
+
+	for f in "$@"; do
+		[ "$(head -c 4 "$f" | od -An -c | tr -d ' ')" = 177ELF ] || continue
+		case $(od -An -tu2 -j16 -N2 "$f" | tr -d ' ') in
+		2 | 3) echo "$f" ;;
+		esac
+	done
+}
+
+tap_start "$tree"
+for arch in "${arches[@]}"; do
+	arch_vars "$arch"
+	mapfile -t candidates < "$corpus/${TRIPLET%%-*}/files.txt"
+	sel=$(kbuild_dir "$arch" "$tree")/kselftest/sframe
+	[ -d "$sel" ] || die "no $arch selftests in $sel: run check.sh"
+	# budget's deep_run() has 65535 FREs: libsframe's lookup of each of
+	# its PCs scans them (see check/host/sframe-check.sh).  The hchain_*
+	# programs have a .sframe corrupted on purpose (sframe_edit), which
+	# libsframe, the oracle's reader, is not made to survive.
+	for f in "$sel"/*; do
+		case ${f##*/} in
+		budget | hchain_*) ;;
+		*) candidates+=("$f") ;;
+		esac
+	done
+	mapfile -t files < <(linked "${candidates[@]}")
+	if prefix=$("$top/pipeline/glibc.sh" "$arch" --installed 2>/dev/null); then
+		files+=("$prefix/lib/libc.so.6" "$prefix/lib/libm.so.6"
+			"$prefix/lib/$LDSO")
+	else
+		echo "# $arch: the project's glibc is not built: not compared"
+	fi
+	rc=0
+	err=$OUT/eh2sframe-oracle-$arch.err
+	mkdir -p "$OUT"
+	out=$(inroot "$bin/eh2sframe" -c "${files[@]}" 2> "$err") || rc=$?
+	# The totals, by key, over all the objects
+	totals=$(echo "$out" | tr ' ' '\n' | grep '=' | grep -v '^arch=' |
+		awk -F= '{ t[$1] += $2 } END { for (k in t) print k "=" t[k] }' | sort)
+	echo "# $arch: ${#files[@]} objects"
+	echo "$totals" | sed 's/^/#   /'
+	pcs=$(echo "$totals" | sed -n 's/^pcs=//p')
+	bad=$(echo "$totals" | sed -n 's/^mismatch=//p')
+	if [ $rc -eq 0 ] && [ "${bad:-1}" = 0 ] && [ "${pcs:-0}" -ge $MIN_PCS ]; then
+		ktap_test_pass "$arch: converted tables equal gas's at ${pcs} PCs"
+	else
+		head -n 20 "$err" | sed 's/^/#   /'
+		ktap_test_fail "$arch: converted tables equal gas's (status $rc, ${bad:-?} mismatches, ${pcs:-0} PCs)"
+	fi
+done
+tap_done

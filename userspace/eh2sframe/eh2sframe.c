@@ -1,0 +1,536 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * eh2sframe: make an SFrame V3 table from the DWARF call frame information
+ * of an ELF executable or shared object (x86_64, AArch64), without
+ * rebuilding it.
+ *
+ *	eh2sframe [-v] -o FILE OBJECT	write the table to FILE
+ *	eh2sframe [-v] -d DIR OBJECT...	write DIR/.build-id/xx/yyyy.sframe
+ *	eh2sframe [-v] -s OBJECT...	only count what would be converted
+ *	eh2sframe [-v] -c OBJECT...	compare with the object's own .sframe
+ *
+ * A function is converted only if every row of its table fits SFrame: the
+ * CFA at SP or FP plus a constant, the return address where the ABI keeps
+ * it (x86_64: at CFA - 8; AArch64: in LR or at CFA + k, signed or not),
+ * the frame pointer unsaved or at CFA + k.  Any other function is left out,
+ * as gas leaves it out, and counted by the reason of its first row that
+ * does not fit: an unwinder that finds no SFrame for a PC falls back to
+ * frame pointers, which is what the function had before.
+ *
+ * The table's function starts are PC-relative, computed as if the table
+ * were at address 0 of the object (-c: where the object's own .sframe is).
+ * Whoever maps it elsewhere adds the distance between the object's load
+ * bias and the table's address to every start (see eh2sframe.h).
+ *
+ * Each line of output is "FILE key=value...", for scripts to read.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sframe-api.h>
+
+#include "convert.h"
+
+/* A section's data by name, or NULL; sets its address and size. */
+static const unsigned char *section(Elf *elf, const char *want,
+				    uint64_t *addr, size_t *size)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || strcmp(name, want))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf || d->d_size != sh.sh_size)
+			return NULL;
+		*addr = sh.sh_addr;
+		*size = d->d_size;
+		return d->d_buf;
+	}
+	return NULL;
+}
+
+/* The GNU build-id, from the notes: the name of the table in a directory */
+static void read_build_id(Elf *elf, struct object *o)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		size_t off = 0, name_off, desc_off;
+		GElf_Shdr sh;
+		GElf_Nhdr nh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		d = elf_getdata(scn, NULL);
+		while (d && (off = gelf_getnote(d, off, &nh, &name_off,
+						&desc_off)) > 0) {
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+			    memcmp((char *)d->d_buf + name_off, "GNU", 4) ||
+			    !nh.n_descsz || nh.n_descsz > sizeof(o->build_id))
+				continue;
+			memcpy(o->build_id, (char *)d->d_buf + desc_off,
+			       nh.n_descsz);
+			o->build_id_len = nh.n_descsz;
+			return;
+		}
+	}
+}
+
+/*
+ * Open @path and convert its call frame information into @o.  Returns
+ * the ELF handle (the caller ends it and closes *@fd), or NULL with a
+ * message.
+ */
+static Elf *load(const char *path, struct object *o, int *fd)
+{
+	struct cfi_section s = { .eh = true };
+	GElf_Ehdr eh;
+	Elf *elf;
+
+	memset(o, 0, sizeof(*o));
+	o->path = path;
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0) {
+		fprintf(stderr, "%s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_ident[EI_DATA] != ELFDATA2LSB) {
+		fprintf(stderr, "%s: not a 64-bit little-endian ELF file\n",
+			path);
+		goto fail;
+	}
+	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
+		fprintf(stderr, "%s: not an executable or a shared object\n",
+			path);
+		goto fail;
+	}
+	o->arch = arch_find(eh.e_machine);
+	if (!o->arch) {
+		fprintf(stderr, "%s: machine %u has no SFrame ABI here\n",
+			path, eh.e_machine);
+		goto fail;
+	}
+	s.arch = &o->arch->cfi;
+	read_build_id(elf, o);
+
+	/* .eh_frame; .debug_frame where the object has nothing else */
+	s.data = section(elf, ".eh_frame", &s.addr, &s.size);
+	if (!s.data) {
+		s.data = section(elf, ".debug_frame", &s.addr, &s.size);
+		s.eh = false;
+	}
+	if (s.data)
+		convert_section(o, &s);
+	o->cfi_size = s.data ? s.size : 0;
+	sort_funcs(o);
+	return elf;
+fail:
+	if (elf)
+		elf_end(elf);
+	close(*fd);
+	return NULL;
+}
+
+static void unload(struct object *o, Elf *elf, int fd)
+{
+	object_free(o);
+	elf_end(elf);
+	close(fd);
+}
+
+static void print_counts(const struct object *o, const char *extra)
+{
+	unsigned long out = 0;
+	int r;
+
+	for (r = 1; r < CFI_NR_REASONS; r++)
+		out += o->left_out[r];
+	printf("%s arch=%s fdes=%lu converted=%zu left_out=%lu bytes=%llu bytes_converted=%llu cfi_size=%llu",
+	       o->path, o->arch->name, o->fdes, o->nr_funcs, out,
+	       (unsigned long long)o->bytes,
+	       (unsigned long long)o->bytes_converted,
+	       (unsigned long long)o->cfi_size);
+	for (r = 1; r < CFI_NR_REASONS; r++)
+		if (o->left_out[r])
+			printf(" out.%s=%lu", cfi_reason_name[r],
+			       o->left_out[r]);
+	printf("%s\n", extra);
+}
+
+static int write_file(const char *path, const char *buf, size_t size)
+{
+	char tmp[PATH_MAX];
+	FILE *f;
+	int ok;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, getpid()) >=
+	    (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	f = fopen(tmp, "wxe");
+	if (!f)
+		return -errno;
+	ok = fwrite(buf, 1, size, f) == size;
+	ok &= fclose(f) == 0;
+	/* Readers see the whole table or none: rename last. */
+	if (!ok || rename(tmp, path)) {
+		unlink(tmp);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* What a table says at a PC, in terms both tables share. */
+struct answer {
+	bool found, outermost, sp_based, mangled, has_ra, has_fp;
+	int32_t cfa, ra, fp;
+};
+
+static void lookup(sframe_decoder_ctx *d, int64_t pc, struct answer *a)
+{
+	sframe_frame_row_entry fre;
+	int err = 0, e;
+
+	memset(a, 0, sizeof(*a));
+	if (sframe_find_fre(d, pc, &fre))
+		return;
+	a->found = true;
+	a->outermost = sframe_fre_get_ra_undefined_p(d, &fre, &err);
+	if (a->outermost)
+		return;
+	a->sp_based = sframe_fre_get_base_reg_id(&fre, &err) ==
+		      SFRAME_BASE_REG_SP;
+	a->cfa = sframe_fre_get_cfa_offset(d, &fre, SFRAME_FDE_TYPE_DEFAULT,
+					   &err);
+	a->mangled = sframe_fre_get_ra_mangled_p(d, &fre, &err);
+	e = 0;
+	a->ra = sframe_fre_get_ra_offset(d, &fre, SFRAME_FDE_TYPE_DEFAULT, &e);
+	a->has_ra = !e;
+	e = 0;
+	a->fp = sframe_fre_get_fp_offset(d, &fre, SFRAME_FDE_TYPE_DEFAULT, &e);
+	a->has_fp = !e;
+	if (!a->has_ra)
+		a->ra = 0;
+	if (!a->has_fp)
+		a->fp = 0;
+}
+
+static const char *answer_str(char *buf, size_t len, const struct answer *a)
+{
+	if (!a->found)
+		snprintf(buf, len, "none");
+	else if (a->outermost)
+		snprintf(buf, len, "outermost");
+	else
+		snprintf(buf, len, "cfa=%s%+d ra=%s%d fp=%s%d%s",
+			 a->sp_based ? "sp" : "fp", a->cfa,
+			 a->has_ra ? "cfa" : "-", a->ra,
+			 a->has_fp ? "cfa" : "-", a->fp,
+			 a->mangled ? " mangled" : "");
+	return buf;
+}
+
+/* The converter's own FRE at @pc, or NULL */
+static const struct fre *our_fre(const struct object *o, uint64_t pc)
+{
+	size_t lo = 0, hi = o->nr_funcs;
+	const struct func *f;
+	uint32_t i;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (o->funcs[mid].start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	f = &o->funcs[lo - 1];
+	if (pc - f->start >= f->size)
+		return NULL;
+	for (i = f->nr_fres; i > 0; i--)
+		if (f->fres[i - 1].start <= pc - f->start)
+			return &f->fres[i - 1];
+	return NULL;
+}
+
+/*
+ * gas gives a register that DW_CFA_restore (.cfi_restore) brings back the
+ * rule of the function's first row, where DWARF gives it the CIE's: after
+ * the restore of a frame pointer that the first row has saved (cold parts
+ * of functions begin so), gas still reads it from the stack.  The
+ * converter follows DWARF; both give the same value while the slot is
+ * unchanged.
+ */
+static bool gas_restore(const struct object *o, uint64_t pc,
+			const struct answer *g, const struct answer *m)
+{
+	const struct fre *f = our_fre(o, pc);
+	struct answer x = *g;
+
+	x.has_fp = false;
+	x.fp = 0;
+	return f && f->fp_restored && g->has_fp && !m->has_fp &&
+	       !memcmp(&x, m, sizeof(x));
+}
+
+static int gap_reason(const struct object *o, uint64_t pc)
+{
+	size_t i;
+
+	for (i = 0; i < o->nr_gaps; i++)
+		if (pc - o->gaps[i].start < o->gaps[i].size)
+			return o->gaps[i].reason;
+	return CFI_NR_REASONS;	/* no FDE at all */
+}
+
+/*
+ * The oracle: at every PC that the object's own .sframe (gas's and ld's)
+ * describes, the converted table must say the same.  Functions that gas
+ * describes with FDE types the converter does not make (flex FDEs, the
+ * PLT's PC-mask FDEs) are counted apart, as are PCs the converter left
+ * out, by reason.
+ */
+static int compare(struct object *o, Elf *elf)
+{
+	unsigned long pcs = 0, same = 0, flex = 0, mask = 0, bad = 0;
+	unsigned long restore = 0;
+	unsigned long missing[CFI_NR_REASONS + 1] = { 0 };
+	sframe_decoder_ctx *dg = NULL, *dm = NULL;
+	const unsigned char *gas;
+	char extra[512], b1[96], b2[96];
+	size_t gsize, size = 0, n;
+	uint32_t i, nr;
+	uint64_t at;
+	char *ours;
+	int err = 0, r;
+
+	gas = section(elf, ".sframe", &at, &gsize);
+	if (!gas) {
+		print_counts(o, " sframe=0");
+		return 0;
+	}
+	ours = encode(o, at, &size);
+	if (ours)
+		dm = sframe_decode(ours, size, &err);
+	dg = sframe_decode((const char *)gas, gsize, &err);
+	if (!dm || !dg || sframe_decoder_get_version(dg) != SFRAME_VERSION_3 ||
+	    !(sframe_decoder_get_flags(dg) & SFRAME_F_FDE_FUNC_START_PCREL)) {
+		fprintf(stderr, "%s: cannot decode the tables (V3 with PC-relative starts only)\n",
+			o->path);
+		r = 1;
+		goto out;
+	}
+	nr = sframe_decoder_get_num_fidx(dg);
+	for (i = 0; i < nr; i++) {
+		unsigned char info, info2;
+		uint32_t nfres, fsize, off;
+		int64_t start;
+		uint8_t rep;
+		uint64_t pc, func;
+
+		if (sframe_decoder_get_funcdesc_v3(dg, i, &nfres, &fsize,
+						   &start, &info, &info2,
+						   &rep))
+			continue;
+		off = sframe_decoder_get_offsetof_fde_start_addr(dg, i, &err);
+		func = at + off + start;
+		if (SFRAME_V3_FDE_TYPE(info2) == SFRAME_FDE_TYPE_FLEX) {
+			flex += fsize;
+			continue;
+		}
+		if (SFRAME_V3_FDE_PC_TYPE(info) == SFRAME_V3_FDE_PCTYPE_MASK) {
+			mask += fsize;
+			continue;
+		}
+		for (pc = func; pc < func + fsize; pc++) {
+			struct answer g, m;
+
+			pcs++;
+			lookup(dg, pc - at, &g);
+			lookup(dm, pc - at, &m);
+			if (!m.found && g.found) {
+				missing[gap_reason(o, pc)]++;
+				continue;
+			}
+			if (!memcmp(&g, &m, sizeof(g))) {
+				same++;
+				continue;
+			}
+			if (gas_restore(o, pc, &g, &m)) {
+				restore++;
+				continue;
+			}
+			if (bad++ < 20)
+				fprintf(stderr, "%s: %#llx: .sframe %s, converted %s\n",
+					o->path, (unsigned long long)pc,
+					answer_str(b1, sizeof(b1), &g),
+					answer_str(b2, sizeof(b2), &m));
+		}
+	}
+	n = snprintf(extra, sizeof(extra),
+		     " pcs=%lu same=%lu mismatch=%lu gas_restore=%lu flex_bytes=%lu pcmask_bytes=%lu",
+		     pcs, same, bad, restore, flex, mask);
+	for (r = 1; r <= CFI_NR_REASONS && n < sizeof(extra); r++)
+		if (missing[r])
+			n += snprintf(extra + n, sizeof(extra) - n,
+				      " missing.%s=%lu",
+				      r < CFI_NR_REASONS ? cfi_reason_name[r] :
+				      "no-fde", missing[r]);
+	print_counts(o, extra);
+	r = bad ? 3 : 0;
+out:
+	sframe_decoder_free(&dg);
+	sframe_decoder_free(&dm);
+	free(ours);
+	return r;
+}
+
+static int write_table(struct object *o, const char *path)
+{
+	char extra[32], *buf;
+	size_t size;
+	int err;
+
+	/* Debug info files and objects without CFI: nothing to unwind by */
+	if (!o->nr_funcs) {
+		print_counts(o, " table_size=0");
+		return 0;
+	}
+	buf = encode(o, 0, &size);
+	if (!buf)
+		return 1;
+
+	err = write_file(path, buf, size);
+	free(buf);
+	if (err) {
+		fprintf(stderr, "%s: %s\n", path, strerror(-err));
+		return 1;
+	}
+	snprintf(extra, sizeof(extra), " table_size=%zu", size);
+	print_counts(o, extra);
+	return 0;
+}
+
+/* DIR/.build-id/xx/yyyy.sframe, made if missing; kept if there already. */
+static int write_build_id(struct object *o, const char *dir)
+{
+	char path[PATH_MAX], hex[2 * sizeof(o->build_id) + 1];
+	struct stat st;
+	size_t i;
+	int n;
+
+	if (!o->build_id_len) {
+		fprintf(stderr, "%s: no build-id\n", o->path);
+		return 1;
+	}
+	for (i = 0; i < o->build_id_len; i++)
+		sprintf(hex + 2 * i, "%02x", o->build_id[i]);
+	mkdir(dir, 0755);
+	n = snprintf(path, sizeof(path), "%s/.build-id", dir);
+	if (n < (int)sizeof(path))
+		mkdir(path, 0755);
+	n = snprintf(path, sizeof(path), "%s/.build-id/%.2s", dir, hex);
+	if (n < (int)sizeof(path))
+		mkdir(path, 0755);
+	n = snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.sframe", dir,
+		     hex, hex + 2);
+	if (n >= (int)sizeof(path))
+		return 1;
+	if (!stat(path, &st)) {
+		/* The build-id names the contents: it is current. */
+		print_counts(o, " current=1");
+		return 0;
+	}
+	return write_table(o, path);
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: eh2sframe [-v] -o TABLE OBJECT\n"
+		"       eh2sframe [-v] -d DIR OBJECT...\n"
+		"       eh2sframe [-v] -s OBJECT...\n"
+		"       eh2sframe [-v] -c OBJECT...\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	const char *out = NULL, *dir = NULL;
+	char mode = 0;
+	int opt, i, ret = 0;
+
+	while ((opt = getopt(argc, argv, "o:d:scv")) != -1) {
+		switch (opt) {
+		case 'o':
+			out = optarg;
+			mode = 'o';
+			break;
+		case 'd':
+			dir = optarg;
+			mode = 'd';
+			break;
+		case 's':
+		case 'c':
+			mode = opt;
+			break;
+		case 'v':
+			conv_verbose = true;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (!mode || optind == argc || (mode == 'o' && argc - optind != 1))
+		usage();
+	elf_version(EV_CURRENT);
+	for (i = optind; i < argc; i++) {
+		struct object o;
+		int fd, r = 0;
+		Elf *elf = load(argv[i], &o, &fd);
+
+		if (!elf) {
+			ret = ret ? ret : 1;
+			continue;
+		}
+		if (mode == 'o')
+			r = write_table(&o, out);
+		else if (mode == 'd')
+			r = write_build_id(&o, dir);
+		else if (mode == 'c')
+			r = compare(&o, elf);
+		else
+			print_counts(&o, "");
+		if (r > ret)
+			ret = r;
+		unload(&o, elf, fd);
+	}
+	return ret;
+}
