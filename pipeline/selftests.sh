@@ -44,3 +44,17 @@ inroot make -s -C "$TOP/check/guest" O="$kout/guest-tests" CROSS_COMPILE=$cross 
 # with (userspace/trace-cmd).
 inroot make -s -C "$TOP/userspace/trace-cmd" \
 	O="$kout/guest-tests/trace-cmd/plugins" CROSS_COMPILE=$cross
+# SFrame tables made from the .eh_frame of the guest root's own, stock
+# programs and the libraries they load (check/guest/stock-tables.sh), by
+# userspace/eh2sframe on the host, into a build-id directory.
+inroot make -s -C "$TOP/userspace/eh2sframe" O="$CACHE/eh2sframe"
+tables=$kout/guest-tests/sframe-tables
+rm -rf "$tables"
+lib=usr/lib/$TRIPLET
+stock=(usr/bin/python3.14 usr/bin/bash usr/bin/perl "$lib/$LDSO"
+	"$lib/libc.so.6" "$lib/libm.so.6" "$lib/libz.so.1" "$lib/libexpat.so.1"
+	"$lib/libtinfo.so.6" "$lib/libcrypt.so.1"
+	"usr/lib/python3.14/lib-dynload/_posixshmem.cpython-314-$TRIPLET.so")
+inroot "$CACHE/eh2sframe/eh2sframe" -d "$tables" "${stock[@]/#/$GUEST_ROOT/}" \
+	> "$kout/guest-tests/sframe-tables.txt" ||
+	die "eh2sframe could not make the stock programs' tables"

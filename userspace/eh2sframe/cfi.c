@@ -83,47 +83,41 @@ static uint8_t rd_u8(struct cur *c)
 	return rd_le(c, 1);
 }
 
-/* LEB128: at most ten bytes; bits past the 64th are an error. */
-static uint64_t rd_uleb(struct cur *c)
+/*
+ * LEB128: at most ten bytes.  Bits past the 64th are an error, but for
+ * the sign extension of a signed value.
+ */
+static uint64_t rd_leb(struct cur *c, bool sign)
 {
-	uint64_t v = 0;
 	unsigned int shift = 0;
+	uint64_t v = 0;
 	uint8_t b;
 
 	do {
 		b = rd_u8(c);
 		if (c->bad)
 			return 0;
-		if (shift >= 64 || (shift == 63 && (b & 0x7e))) {
+		if (shift >= 64 || (shift == 63 && (b & 0x7e) &&
+				    !(sign && (b & 0x7f) == 0x7f))) {
 			c->bad = true;
 			return 0;
 		}
 		v |= (uint64_t)(b & 0x7f) << shift;
 		shift += 7;
 	} while (b & 0x80);
+	if (sign && shift < 64 && (b & 0x40))
+		v |= ~(uint64_t)0 << shift;
 	return v;
+}
+
+static uint64_t rd_uleb(struct cur *c)
+{
+	return rd_leb(c, false);
 }
 
 static int64_t rd_sleb(struct cur *c)
 {
-	uint64_t v = 0;
-	unsigned int shift = 0;
-	uint8_t b;
-
-	do {
-		b = rd_u8(c);
-		if (c->bad)
-			return 0;
-		if (shift >= 64) {
-			c->bad = true;
-			return 0;
-		}
-		v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	if (shift < 64 && (b & 0x40))
-		v |= ~(uint64_t)0 << shift;
-	return (int64_t)v;
+	return (int64_t)rd_leb(c, true);
 }
 
 /* Skip a DWARF expression block: its length, then its bytes. */

@@ -1,0 +1,85 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Stock programs, not rebuilt: the guest root's own python3, bash and perl
+# and the libraries they load have .eh_frame and no .sframe.  With the
+# tables that userspace/eh2sframe made from their .eh_frame
+# (pipeline/selftests.sh: $KOUT/guest-tests/sframe-tables), registered by
+# the selftests' rtld-audit module (tools/sframe/sframe-audit.c), perf's
+# fp,defer callchains at syscalls must equal perf's own DWARF unwinding of
+# a second run, frame for frame, from the syscall to the program's
+# _start (stock/compare.py).  python3 makes its syscalls also from an
+# extension module that it loads with dlopen() (_posixshmem's shm_open).
+# The control: the same programs with an empty table directory, unwound
+# with frame pointers, which the stock programs do not keep (x86_64) or
+# not in their leaf functions (arm64): not all of their chains may equal
+# DWARF's.
+
+set -u
+src=$(cd "$(dirname "$0")/stock-tables" && pwd)
+tables=$KOUT/guest-tests/sframe-tables
+so=$KOUT/kselftest/sframe/sframe-audit.so
+command -v perf > /dev/null || { echo "no perf in the guest"; exit 1; }
+[ -r "$so" ] || { echo "$so missing: selftests not built"; exit 1; }
+[ -d "$tables/.build-id" ] ||
+	{ echo "$tables missing: pipeline/selftests.sh made no tables"; exit 1; }
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+cp "$so" "$dir/"
+mkdir "$dir/none"
+# perf without servers for debuginfod, as in the perf tests (lib/perf.sh)
+export LD_LIBRARY_PATH=$KOUT/guest-tests/nodebuginfod
+export PYTHONHASHSEED=0
+mountpoint -q /dev/shm || mount -t tmpfs tmpfs /dev/shm
+
+# record NAME TABLES CALL-GRAPH EVENT PROGRAM...: perf script output in NAME.txt
+record()
+{
+	local name=$1 dir_tables=$2 cg=$3 event=$4
+
+	shift 4
+	SFRAME_TABLE_DIR=$dir_tables LD_AUDIT=$dir/sframe-audit.so \
+		setarch -R perf record -q -e "$event" -m 2048 --call-graph "$cg" \
+		-o "$dir/$name.data" "$@" > "$dir/$name.out" 2>&1 ||
+		{ echo "perf record of $name failed:"; tail -n 5 "$dir/$name.out"; return 1; }
+	perf script -i "$dir/$name.data" -F ip,sym,symoff,dso \
+		> "$dir/$name.txt" 2> "$dir/$name.err" ||
+		{ echo "perf script of $name failed"; tail -n 5 "$dir/$name.err"; return 1; }
+}
+
+py='import os, _posixshmem
+for i in range(8):
+    os.close(_posixshmem.shm_open("/sframe-stock", os.O_CREAT | os.O_RDWR, 0o600))
+_posixshmem.shm_unlink("/sframe-stock")
+for i in range(8):
+    os.chdir("/")'
+
+# check [--through DSO N] PROGRAM MIN EVENT COMMAND...: the tables,
+# DWARF, the control
+check()
+{
+	local through=()
+
+	[ "$1" != --through ] || { through=("$1" "$2" "$3"); shift 3; }
+	local prog=$1 least=$2 event=$3
+
+	shift 3
+	record "$prog-fp" "$tables" fp,defer "$event" "$@" &&
+	record "$prog-dwarf" "$tables" dwarf "$event" "$@" &&
+	record "$prog-control" "$dir/none" fp,defer "$event" "$@" || return 1
+	echo "$prog with tables, fp,defer against dwarf:"
+	python3 "$src/compare.py" "${through[@]}" "$prog" "$least" \
+		"$dir/$prog-fp.txt" "$dir/$prog-dwarf.txt" || return 1
+	echo "$prog without tables (the control):"
+	python3 "$src/compare.py" --control "$prog" "$least" \
+		"$dir/$prog-control.txt" "$dir/$prog-dwarf.txt" || return 1
+}
+
+rc=0
+mod=$(python3 -c 'import _posixshmem; print(_posixshmem.__file__)')
+check --through "${mod##*/}" 8 python3.14 16 'syscalls:sys_enter_openat' \
+	python3 -c "$py" || rc=1
+check bash 8 'syscalls:sys_enter_chdir' \
+	bash -c 'for i in 1 2 3 4 5 6 7 8; do cd /; done' || rc=1
+check perl 8 'syscalls:sys_enter_chdir' perl -e 'chdir "/" for 1 .. 8' || rc=1
+exit $rc
