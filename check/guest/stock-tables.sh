@@ -8,12 +8,20 @@
 # the selftests' rtld-audit module (tools/sframe/sframe-audit.c), perf's
 # fp,defer callchains at syscalls must equal perf's own DWARF unwinding of
 # a second run, frame for frame, from the syscall to the program's
-# _start (stock/compare.py).  python3 makes its syscalls also from an
+# _start (stock-tables/compare.py).  The events are syscalls the
+# programs make only in their scripts: chdir(), and unlink() from the
+# extension module.  The stock arm64 programs sign their
+# return addresses (pointer authentication), which perf's DWARF unwinding
+# prints signed and may lose its way after: there, every fp,defer chain
+# must still reach _start, and must equal the DWARF chains that are
+# complete once their PAC bits are cleared (perf stops at
+# __libc_start_main there).  They also keep frame records: their control
+# chains reach _start too, short of the leaf's caller, and are only
+# reported.  python3 makes its syscalls also from an
 # extension module that it loads with dlopen() (_posixshmem's shm_open).
 # The control: the same programs with an empty table directory, unwound
-# with frame pointers, which the stock programs do not keep (x86_64) or
-# not in their leaf functions (arm64): not all of their chains may equal
-# DWARF's.
+# with frame pointers, which the stock x86_64 programs do not keep: not
+# all of their chains may be whole.
 
 set -u
 src=$(cd "$(dirname "$0")/stock-tables" && pwd)
@@ -50,9 +58,11 @@ record()
 py='import os, _posixshmem
 for i in range(8):
     os.close(_posixshmem.shm_open("/sframe-stock", os.O_CREAT | os.O_RDWR, 0o600))
-_posixshmem.shm_unlink("/sframe-stock")
-for i in range(8):
+    _posixshmem.shm_unlink("/sframe-stock")
     os.chdir("/")'
+# glibc's unlink() is one of the two syscalls; arm64 has only unlinkat
+unlink=syscalls:sys_enter_unlinkat
+[ "$(uname -m)" = aarch64 ] || unlink+=,syscalls:sys_enter_unlink
 
 # check [--through DSO N] PROGRAM MIN EVENT COMMAND...: the tables,
 # DWARF, the control
@@ -72,13 +82,18 @@ check()
 		"$dir/$prog-fp.txt" "$dir/$prog-dwarf.txt" || return 1
 	echo "$prog without tables (the control):"
 	python3 "$src/compare.py" --control "$prog" "$least" \
-		"$dir/$prog-control.txt" "$dir/$prog-dwarf.txt" || return 1
+		"$dir/$prog-control.txt" "$dir/$prog-dwarf.txt" && return 0
+	# Their own frame records take the arm64 programs to _start, but
+	# miss the caller of a leaf function (the syscall's wrapper): with
+	# the tables' mappings gone, the libraries also load elsewhere.
+	[ "$(uname -m)" = aarch64 ] || return 1
+	echo "  (arm64: not asserted, frame records reach _start)"
 }
 
 rc=0
 mod=$(python3 -c 'import _posixshmem; print(_posixshmem.__file__)')
-check --through "${mod##*/}" 8 python3.14 16 'syscalls:sys_enter_openat' \
-	python3 -c "$py" || rc=1
+check --through "${mod##*/}" 8 python3.14 16 \
+	"syscalls:sys_enter_chdir,$unlink" python3 -c "$py" || rc=1
 check bash 8 'syscalls:sys_enter_chdir' \
 	bash -c 'for i in 1 2 3 4 5 6 7 8; do cd /; done' || rc=1
 check perl 8 'syscalls:sys_enter_chdir' perl -e 'chdir "/" for 1 .. 8' || rc=1

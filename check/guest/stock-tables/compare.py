@@ -1,23 +1,40 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""compare.py [--control] [--through DSO N] PROGRAM MIN FP DWARF: the fp,defer callchains of a
-stock program (perf script -F ip,sym,symoff,dso of a syscall event) against
-perf's DWARF unwinding of a second run of it, sample by sample in order
-(both runs without address space randomization, so the same stops have
-the same addresses).
+"""compare.py [--control] [--through DSO N] [--dwarf-min N] PROGRAM MIN FP DWARF
 
-A DWARF chain is complete when its last frame is in PROGRAM (its _start,
-where the CFI ends the stack) and it went through the C library's start
-(__libc_start_main): the fp,defer chain must then equal it frame for
-frame, frames perf adds for inlined calls left out.  perf reports DWARF return addresses minus one and fp,defer ones as
-they are: one is added back.  Passes when at least MIN samples are
-complete and all of them match; with --control (the program without
-tables), when at least MIN are complete and not all of them match.
---through: at least N of the complete samples go through DSO (an
-extension module that the program loaded with dlopen())."""
+The fp,defer callchains of a stock program (perf script -F ip,sym,symoff,dso
+of a syscall event) against perf's DWARF unwinding of a second run of it
+(both without address space randomization, so that the same stops have
+the same addresses).  The events are syscalls that the programs make
+only once they run their script, when all tables are registered.  The
+samples of the two runs are paired in order, or when a run lost some,
+each with the next one of the other run that has the same top frame.
+
+Each fp,defer chain must be whole: through the C library's start
+(__libc_start_main) to a last frame in PROGRAM (its _start), no frame
+outside a known object.  Where perf's DWARF chain is complete too, the
+fp,defer chain must equal it frame for frame: to its last frame in
+PROGRAM, or to __libc_start_main, where perf stops on AArch64 (the
+fp,defer chain then has _start after it).  perf
+reports DWARF return addresses minus one and fp,defer ones as they are:
+one is added back.  On AArch64, perf prints the return addresses that
+pointer authentication signed as they are on the stack, some twice, and
+may go astray after them: their PAC bits are cleared, a signed address
+that repeats the one before is dropped, and a chain that goes astray is
+not complete.  Frames perf adds for inlined calls are left out.
+
+Passes when at least MIN samples count, every fp,defer chain is whole,
+at least --dwarf-min (default MIN) DWARF chains are complete and all of
+them are equal; --through: at least N of the samples go through DSO (an
+extension module that the program loaded with dlopen()).  With
+--control (the program without tables): when at least MIN samples count
+and some fp,defer chain is not whole.
+"""
 
 import re
 import sys
+
+USER_MASK = (1 << 48) - 1
 
 
 def samples(path):
@@ -40,6 +57,40 @@ def samples(path):
         yield chain
 
 
+def dwarf_chain(chain):
+    """A DWARF chain as return addresses, without PAC bits or repeats."""
+    out, prev = [], None
+    for i, (ip, sym, dso) in enumerate(chain):
+        signed = (ip >> 48) not in (0, 0xffff)
+        if signed and ip == prev:
+            continue
+        prev = ip
+        ip &= USER_MASK
+        out.append((ip + (1 if i else 0), sym, dso))
+    return out
+
+
+def whole(chain, program):
+    return bool(chain) and chain[-1][2] == program and \
+        any(f[1] == "__libc_start_main" for f in chain) and \
+        all(f[2] != "[unknown]" for f in chain)
+
+
+def pairs(fp, dwarf):
+    """(fp, dwarf) pairs: in order, or each DWARF sample with the next
+    fp,defer sample that has the same top frame."""
+    if len(fp) == len(dwarf):
+        yield from zip(fp, dwarf)
+        return
+    j = 0
+    for d in dwarf:
+        for k in range(j, min(j + 16, len(fp))):
+            if fp[k][0][0] == d[0][0]:
+                yield fp[k], d
+                j = k + 1
+                break
+
+
 def main():
     args = sys.argv[1:]
     control = args[0] == "--control"
@@ -49,46 +100,57 @@ def main():
     if args[0] == "--through":
         through, through_min = args[1], int(args[2])
         args = args[3:]
+    dwarf_min = None
+    if args[0] == "--dwarf-min":
+        dwarf_min = int(args[1])
+        args = args[2:]
     program, least, fp_path, dwarf_path = args[0], int(args[1]), args[2], args[3]
-    fp, dwarf = list(samples(fp_path)), list(samples(dwarf_path))
-    complete = matched = via = 0
+    if dwarf_min is None:
+        dwarf_min = least
+    fp = list(samples(fp_path))
+    dwarf = [dwarf_chain(c) for c in samples(dwarf_path)]
+    counted = whole_fp = complete = equal = via = 0
     shown = 0
-    depth = []
-    for got, chain in zip(fp, dwarf):
-        want = [chain[0]] + [(ip + 1, s, d) for ip, s, d in chain[1:]]
-        if want[-1][2] != program or \
-           not any(f[1] == "__libc_start_main" for f in want):
-            continue
-        complete += 1
-        via += any(f[2] == through for f in want)
-        depth.append(len(want))
-        if [f[0] for f in got] == [f[0] for f in want]:
-            matched += 1
-        elif shown < 2 and not control:
+    for got, want in pairs(fp, dwarf):
+        counted += 1
+        via += any(f[2] == through for f in got)
+        ok = whole(got, program)
+        whole_fp += ok
+        if want[-1][2] == program or want[-1][1] == "__libc_start_main":
+            complete += 1
+            # What DWARF has, then _start if it stopped before it
+            n = len(want)
+            same = [f[0] for f in got[:n]] == [f[0] for f in want] and \
+                (len(got) == n or (want[-1][2] != program and
+                                   len(got) == n + 1 and got[n][2] == program))
+            equal += same
+            ok = ok and same
+        if not ok and shown < 2 and not control:
             shown += 1
             print("  sample differs (DWARF | fp,defer):")
             for i in range(max(len(want), len(got))):
                 w = "%x %s %s" % want[i] if i < len(want) else ""
                 g = "%x %s %s" % got[i] if i < len(got) else ""
                 print("    %-50s | %s" % (w, g))
-    fp_depth = sorted(len(c) for c in fp)
-    print("  %s: %d samples (%d fp,defer), %d with a complete DWARF stack "
-          "(%s frames), %d of them equal to fp,defer (%s frames)" %
-          (program, len(dwarf), len(fp), complete,
-           "%d-%d" % (min(depth), max(depth)) if depth else "no",
-           matched, "%d-%d" % (fp_depth[0], fp_depth[-1]) if fp_depth else "no"))
+    print("  %s: %d fp,defer and %d DWARF samples; %d paired, %d of them "
+          "whole; %d with a complete DWARF chain, %d of them equal"
+          % (program, len(fp), len(dwarf), counted, whole_fp, complete, equal))
+    if not complete and dwarf and fp and not control:
+        for name, chain in (("DWARF", dwarf[0]), ("fp,defer", fp[0])):
+            print("  the first %s sample:" % name)
+            for f in chain:
+                print("    %x %s %s" % f)
     if through:
         print("  %d of them through %s (at least %d)" %
               (via, through, through_min))
-    if len(fp) != len(dwarf) or complete < least or via < through_min:
-        for name, chains in (("DWARF", dwarf), ("fp,defer", fp)):
-            print("  the first %s sample:" % name)
-            for f in chains[0] if chains else []:
-                print("    %x %s %s" % f)
+    if counted < least:
         return 1
     if control:
-        return 0 if matched < complete else 1
-    return 0 if matched == complete else 1
+        return 0 if whole_fp < counted else 1
+    if whole_fp < counted or complete < dwarf_min or equal < complete or \
+       via < through_min:
+        return 1
+    return 0
 
 
 sys.exit(main())
