@@ -12,12 +12,11 @@
 # programs make only in their scripts: chdir(), and unlink() from the
 # extension module.  The stock arm64 programs sign their
 # return addresses (pointer authentication), which perf's DWARF unwinding
-# prints signed and may lose its way after: there, every fp,defer chain
-# must still reach _start, and must equal the DWARF chains that are
-# complete once their PAC bits are cleared (perf stops at
-# __libc_start_main there).  They also keep frame records: their control
-# chains reach _start too, short of the leaf's caller, and are only
-# reported.  python3 makes its syscalls also from an
+# prints signed, loses the symbols of, and may stop or lose its way
+# after: there, every fp,defer chain must reach _start, and how many
+# agree with DWARF once its PAC bits are cleared is reported.  They also
+# keep frame records: their control chains reach _start too, short of
+# the leaf's caller, and are only reported.  python3 makes its syscalls also from an
 # extension module that it loads with dlopen() (_posixshmem's shm_open).
 # The control: the same programs with an empty table directory, unwound
 # with frame pointers, which the stock x86_64 programs do not keep: not
@@ -78,7 +77,7 @@ check()
 	record "$prog-dwarf" "$tables" dwarf "$event" "$@" &&
 	record "$prog-control" "$dir/none" fp,defer "$event" "$@" || return 1
 	echo "$prog with tables, fp,defer against dwarf:"
-	python3 "$src/compare.py" "${through[@]}" "$prog" "$least" \
+	python3 "$src/compare.py" "${through[@]}" "${pac[@]}" "$prog" "$least" \
 		"$dir/$prog-fp.txt" "$dir/$prog-dwarf.txt" || return 1
 	echo "$prog without tables (the control):"
 	python3 "$src/compare.py" --control "$prog" "$least" \
@@ -90,6 +89,8 @@ check()
 	echo "  (arm64: not asserted, frame records reach _start)"
 }
 
+pac=()
+[ "$(uname -m)" != aarch64 ] || pac=(--pac)
 rc=0
 mod=$(python3 -c 'import _posixshmem; print(_posixshmem.__file__)')
 check --through "${mod##*/}" 8 python3.14 16 \
