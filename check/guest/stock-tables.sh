@@ -49,7 +49,7 @@ record()
 		setarch -R perf record -q -e "$event" -m 2048 --call-graph "$cg" \
 		-o "$dir/$name.data" "$@" > "$dir/$name.out" 2>&1 ||
 		{ echo "perf record of $name failed:"; tail -n 5 "$dir/$name.out"; return 1; }
-	perf script -i "$dir/$name.data" -F ip,sym,symoff,dso \
+	perf script --no-inline -i "$dir/$name.data" -F ip,sym,symoff,dso \
 		> "$dir/$name.txt" 2> "$dir/$name.err" ||
 		{ echo "perf script of $name failed"; tail -n 5 "$dir/$name.err"; return 1; }
 }
@@ -77,6 +77,11 @@ check()
 	record "$prog-dwarf" "$tables" dwarf "$event" "$@" &&
 	record "$prog-control" "$dir/none" fp,defer "$event" "$@" || return 1
 	echo "$prog with tables, fp,defer against dwarf:"
+	# What each way costs in perf.data: the records beside the samples
+	# (mmaps, comm, build-ids) are the same in both.
+	echo "  perf.data: fp,defer $(stat -c %s "$dir/$prog-fp.data") bytes," \
+		"dwarf $(stat -c %s "$dir/$prog-dwarf.data") bytes," \
+		"$(grep -c '^$' "$dir/$prog-fp.txt") samples"
 	python3 "$src/compare.py" "${through[@]}" "${pac[@]}" "$prog" "$least" \
 		"$dir/$prog-fp.txt" "$dir/$prog-dwarf.txt" || return 1
 	echo "$prog without tables (the control):"
