@@ -81,7 +81,7 @@ check()
 	# (mmaps, comm, build-ids) are the same in both.
 	echo "  perf.data: fp,defer $(stat -c %s "$dir/$prog-fp.data") bytes," \
 		"dwarf $(stat -c %s "$dir/$prog-dwarf.data") bytes," \
-		"$(grep -c '^$' "$dir/$prog-fp.txt") samples"
+		"$(awk 'BEGIN { RS = "" } END { print NR }' "$dir/$prog-fp.txt") samples"
 	python3 "$src/compare.py" "${through[@]}" "${pac[@]}" "$prog" "$least" \
 		"$dir/$prog-fp.txt" "$dir/$prog-dwarf.txt" || return 1
 	echo "$prog without tables (the control):"
