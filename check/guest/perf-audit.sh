@@ -20,7 +20,7 @@ perf_setup perf-audit "$dir"
 # The share of samples in work_spin() whose stack reaches main().
 complete()
 {
-	perf script -i "$1" -F ip,sym 2>"$1.err" | awk '
+	perf script --no-inline -i "$1" -F ip,sym 2>"$1.err" | awk '
 		BEGIN { first = 1 }
 		/^$/ { if (top) { n++; if (seen) ok++ } top = 0; seen = 0; first = 1; next }
 		{ if (first && $2 == "work_spin") top = 1; first = 0
@@ -48,6 +48,6 @@ done
 [ $((ok[plain] * 100)) -le $((n[plain] * 50)) ] ||
 	{ echo "without the module, the library's frames cannot be walked"; exit 1; }
 # One of them, for the log.
-perf script -i "$dir/audit.data" -F ip,sym,dso 2>/dev/null |
+perf script --no-inline -i "$dir/audit.data" -F ip,sym,dso 2>/dev/null |
 	awk 'BEGIN { RS = "" } /^[ \t]*[0-9a-f]+ work_spin/ { print; exit }'
 exit 0
