@@ -44,6 +44,10 @@ inroot make -s -C "$TOP/check/guest" O="$kout/guest-tests" CROSS_COMPILE=$cross 
 # with (userspace/trace-cmd).
 inroot make -s -C "$TOP/userspace/trace-cmd" \
 	O="$kout/guest-tests/trace-cmd/plugins" CROSS_COMPILE=$cross
+# and bpf-profile (userspace/bpf-profile), for the stacks of a stock
+# program (check/guest/stock-consumers.sh).
+inroot make -s -C "$TOP/userspace/bpf-profile" O="$kout/guest-tests/bpf-profile" \
+	CROSS_COMPILE=$cross VMLINUX="$kout/vmlinux" LIBBPF_SYSROOT="$LIBBPF_SYSROOT"
 # SFrame tables made from the .eh_frame of the guest root's own, stock
 # programs and the libraries they load (check/guest/stock-tables.sh), by
 # userspace/eh2sframe on the host, into a build-id directory.

@@ -1,0 +1,124 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The other two consumers of deferred user stacks on a stock program:
+# the guest root's own python3, not rebuilt, with the tables that
+# userspace/eh2sframe made from its .eh_frame and its libraries'
+# (pipeline/selftests.sh), registered by the selftests' rtld-audit
+# module, as in stock-tables.sh, which compares perf's chains with DWARF.
+# Here every stack must reach python3's _start (stock-tables/reach.py):
+# - trace-cmd record -O userstacktrace_deferred of the script's chdir()
+#   calls, reported with the project's plugin once python3 has exited;
+# - bpf-profile (userspace/bpf-profile), sampling a loop of the script.
+# The control: the same runs with an empty table directory, where the
+# stock x86_64 python3, which keeps no frame pointers, cannot be whole.
+# The stock arm64 one keeps frame records, which reach _start without
+# tables too: its control is only reported.
+
+set -u
+src=$(cd "$(dirname "$0")/stock-tables" && pwd)
+tables=$KOUT/guest-tests/sframe-tables
+so=$KOUT/kselftest/sframe/sframe-audit.so
+plugins=$KOUT/guest-tests/trace-cmd/plugins
+profile=$KOUT/guest-tests/bpf-profile/bpf-profile
+command -v trace-cmd > /dev/null || { echo "no trace-cmd in the guest"; exit 1; }
+[ -r "$so" ] || { echo "$so missing: selftests not built"; exit 1; }
+[ -x "$profile" ] || { echo "$profile missing: pipeline/selftests.sh did not build it"; exit 1; }
+[ -r "$plugins/plugin_user_stack_deferred.so" ] ||
+	{ echo "$plugins: no plugin, userspace/trace-cmd not built"; exit 1; }
+[ -d "$tables/.build-id" ] ||
+	{ echo "$tables missing: pipeline/selftests.sh made no tables"; exit 1; }
+mountpoint -q /sys/kernel/tracing ||
+	mount -t tracefs nodev /sys/kernel/tracing ||
+	{ echo "cannot mount tracefs"; exit 1; }
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+cp "$so" "$profile" "$dir/"
+cp -r "$plugins" "$dir/plugins"
+mkdir "$dir/none"
+export TRACEEVENT_PLUGIN_DIR=$dir/plugins
+python=$(readlink -f "$(command -v python3)")
+
+# The script says who it is and where its objects are, for the report
+# that is made after it has exited, then calls chdir() 8 times.
+chdirs='import os
+print("pid", os.getpid())
+with open("/proc/self/maps") as f:
+    print(f.read(), end="")
+for i in range(8):
+    os.chdir("/")'
+# A loop for bpf-profile to sample: about a second under TCG.
+loop='def square(n):
+    return n * n
+def work(n):
+    return sum(square(i) for i in range(n))
+for i in range(30):
+    work(5000)'
+
+# tc NAME TABLES [reach.py's options]: trace the chdir() calls of python3
+tc()
+{
+	local name=$1 t=$2 tcpid pid
+
+	shift 2
+	trace-cmd record -o "$dir/$name.dat" -e syscalls:sys_enter_chdir \
+		-O userstacktrace_deferred > "$dir/$name.rec" 2>&1 &
+	tcpid=$!
+	# trace-cmd says so once its recorders run (see trace-cmd.sh).
+	for _ in $(seq 300); do
+		grep -q 'Hit Ctrl^C' "$dir/$name.rec" && break
+		kill -0 $tcpid 2>/dev/null || break
+		sleep 0.1
+	done
+	env SFRAME_TABLE_DIR="$t" LD_AUDIT="$dir/sframe-audit.so" \
+		python3 -c "$chdirs" > "$dir/$name.maps"
+	kill -INT $tcpid
+	wait $tcpid ||
+		{ echo "$name: trace-cmd record failed"; tail -n 5 "$dir/$name.rec"; return 1; }
+	pid=$(sed -n 's/^pid //p' "$dir/$name.maps")
+	[ -n "$pid" ] || { echo "$name: python3 said nothing"; return 1; }
+	# The report is made after python3 has exited: the plugin prints
+	# the addresses, reach.py places them with the maps it printed.
+	trace-cmd report -i "$dir/$name.dat" > "$dir/$name.txt" 2> "$dir/$name.err" ||
+		{ echo "$name: trace-cmd report failed"; tail -n 5 "$dir/$name.err"; return 1; }
+	python3 "$src/reach.py" "$@" "$python" 8 trace-cmd "$dir/$name.txt" \
+		"$dir/$name.maps" "$pid"
+}
+
+# bp NAME TABLES [reach.py's options]: sample the loop with bpf-profile
+bp()
+{
+	local name=$1 t=$2
+
+	shift 2
+	"$dir/bpf-profile" -F 199 -o "$dir/$name.txt" \
+		env SFRAME_TABLE_DIR="$t" LD_AUDIT="$dir/sframe-audit.so" \
+		python3 -c "$loop" > "$dir/$name.out" 2>&1 ||
+		{ echo "$name: bpf-profile failed"; tail -n 5 "$dir/$name.out"; return 1; }
+	head -n 1 "$dir/$name.txt"
+	python3 "$src/reach.py" "$@" "$python" 50 bpf-profile "$dir/$name.txt"
+}
+
+# control NAME RC: the control's verdict, asserted where it can fail
+control()
+{
+	[ "$2" = 0 ] && return 0
+	[ "$(uname -m)" = aarch64 ] || return 1
+	echo "  (arm64: not asserted, frame records reach _start)"
+}
+
+rc=0
+echo "trace-cmd, python3 with tables:"
+tc tc-tables "$tables" || rc=1
+echo "trace-cmd, python3 without tables (the control):"
+tc tc-control "$dir/none" --control
+control tc $? || rc=1
+# Not whole: samples of env, which execs python3, of ld.so before it has
+# loaded the module, and in PLT stubs, whose CFI (a DWARF expression)
+# the converter leaves out, as gas would: 90% must be.
+echo "bpf-profile, python3 with tables:"
+bp bp-tables "$tables" --share 90 || rc=1
+echo "bpf-profile, python3 without tables (the control):"
+bp bp-control "$dir/none" --control
+control bp $? || rc=1
+exit $rc

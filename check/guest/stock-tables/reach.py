@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""reach.py [--control] [--share PCT] PROGRAM MIN KIND FILE [MAPS PID]
+
+Do the deferred user stacks of a stock program, taken by another consumer
+than perf, reach its start?  A stack is whole when its last frame is in
+PROGRAM's _start: within START_SIZE bytes of the entry point of its ELF
+header, where PROGRAM was mapped.  Every frame must also be in a file
+mapping of the process.
+
+KIND trace-cmd: FILE is what "trace-cmd report" printed with the
+project's plugin, MAPS the /proc/PID/maps of the traced process (it
+printed them itself before it exited), PID its process id.  Each of its
+stacks counts once, and each must come with a cookie of its own.
+
+KIND bpf-profile: FILE is bpf-profile's output, which carries the maps of
+the process; each stack counts as many times as it was sampled.
+
+Passes when at least MIN stacks count and at least PCT percent of them
+(100 by default) are whole; with --control (the program without
+tables), when at least MIN count and some are not whole.
+"""
+
+import os
+import re
+import struct
+import sys
+
+# x86_64's _start is 38 bytes, AArch64's 52: its call returns within it.
+START_SIZE = 64
+
+
+def entry(program):
+    """The entry point of PROGRAM and whether it is position independent."""
+    with open(program, "rb") as f:
+        ehdr = f.read(64)
+    if len(ehdr) < 64 or ehdr[:4] != b"\x7fELF" or ehdr[4] != 2:
+        sys.exit("%s: not a 64-bit ELF file" % program)
+    e_type, = struct.unpack_from("<H", ehdr, 16)
+    e_entry, = struct.unpack_from("<Q", ehdr, 24)
+    return e_entry, e_type == 3
+
+
+def parse_maps(lines):
+    """[(start, end, path)] of the file mappings, in either format:
+    /proc/PID/maps, or bpf-profile's "START END PATH"."""
+    maps = []
+    for line in lines:
+        m = re.match(r"([0-9a-f]+)[- ]([0-9a-f]+) .*?(/\S*)\s*$", line)
+        if m:
+            maps.append((int(m.group(1), 16), int(m.group(2), 16), m.group(3)))
+    return maps
+
+
+def trace_cmd_stacks(path, pid):
+    """[(count, [ip, ...])] of PID's deferred stacks in a trace-cmd report,
+    and how many of its stacks had no cookie event before them."""
+    stacks, cookies, orphans = [], set(), 0
+    cur = None
+    header = re.compile(r"^\s*\S.*-(\d+)\s+\[\d+\]")
+    for line in open(path, errors="replace"):
+        h = header.match(line)
+        if h:
+            cur = None
+            if int(h.group(1)) != pid:
+                continue
+            m = re.search(r"user_stack_cookie:.*cookie=(0x)?([0-9a-f]+)", line)
+            if m:
+                cookies.add(int(m.group(2), 16))
+            m = re.search(r"<deferred user stack trace: cookie=0x([0-9a-f]+)>",
+                          line)
+            if m:
+                orphans += int(m.group(1), 16) not in cookies
+                cur = []
+                stacks.append((1, cur))
+            continue
+        m = re.match(r"^ => <([0-9a-f]+)>", line)
+        if m and cur is not None:
+            cur.append(int(m.group(1), 16))
+    return stacks, orphans
+
+
+def bpf_profile_stacks(path):
+    """[(count, [ip, ...])] and the maps of a bpf-profile output."""
+    part, maps, stacks = None, [], []
+    for line in open(path):
+        line = line.rstrip("\n")
+        if line in ("maps:", "stacks:"):
+            part = line
+        elif part == "maps:":
+            maps.extend(parse_maps([line]))
+        elif part == "stacks:" and line:
+            f = line.split()
+            stacks.append((int(f[0]), [int(x, 16) for x in f[1:]]))
+    return stacks, maps
+
+
+def main():
+    args = sys.argv[1:]
+    control = args[0] == "--control"
+    if control:
+        args = args[1:]
+    share = 100
+    if args[0] == "--share":
+        share = int(args[1])
+        args = args[2:]
+    program, least, kind, path = args[0], int(args[1]), args[2], args[3]
+    orphans = 0
+    if kind == "trace-cmd":
+        maps = parse_maps(open(args[4]))
+        stacks, orphans = trace_cmd_stacks(path, int(args[5]))
+    else:
+        stacks, maps = bpf_profile_stacks(path)
+    real = os.path.realpath(program)
+    mine = [m for m in maps if os.path.realpath(m[2]) == real]
+    if not mine:
+        print("  %s is not in the maps of the process" % real)
+        return 1
+    e_entry, pie = entry(real)
+    start = (min(m[0] for m in mine) if pie else 0) + e_entry
+
+    def known(ip):
+        return any(lo <= ip < hi for lo, hi, _ in maps)
+
+    total = whole = 0
+    shown = 0
+    for count, ips in stacks:
+        total += count
+        ok = bool(ips) and start <= ips[-1] < start + START_SIZE and \
+            all(known(ip) for ip in ips)
+        whole += count if ok else 0
+        if not ok and not control and shown < 2:
+            shown += 1
+            print("  a stack short of _start (%#x), %d times:" % (start, count))
+            for ip in ips:
+                where = [p for lo, hi, p in maps if lo <= ip < hi]
+                print("    %x %s" % (ip, where[0] if where else "?"))
+    print("  %s, %s: %d stacks, %d of them whole to _start%s" %
+          (os.path.basename(program), kind, total, whole,
+           ", %d without their cookie" % orphans if kind == "trace-cmd" else ""))
+    if total < least or orphans:
+        return 1
+    if control:
+        return 0 if whole < total else 1
+    return 0 if whole * 100 >= share * total else 1
+
+
+sys.exit(main())
