@@ -10,9 +10,12 @@
 # same path, so programs linked with
 #   -Wl,--dynamic-linker=<prefix>/lib/<ld.so> -Wl,-rpath,<prefix>/lib
 # run against it on the host root (x86_64) and in the arm64 guest alike,
-# without touching the roots' own glibc.  The key is a hash of the
-# source, the patches, this script and the toolchain root, so a prefix
-# is built once; ccache covers a rebuild after a change of the patch.
+# without touching the roots' own glibc.  The key is a hash of what the
+# build is made of: the source, the patches, the configure options and
+# the source edit below (build_options, makeconfig_edit), and the
+# toolchain root, so a prefix is built once, and edits to the rest of
+# this script do not rebuild it; ccache covers a rebuild after a change
+# of the patch.
 # arm64 is cross-built in the toolchain root, which has no aarch64 C++
 # compiler: only glibc's tests use one.
 #
@@ -37,8 +40,21 @@ tarball=$CACHE/src/glibc_$GLIBC_VER.orig.tar.xz
 arch_vars "$arch"
 host=$TRIPLET
 
-key=$( (echo "$GLIBC_SHA"; cat "$TOP"/userspace/glibc/*.patch "$0";
-	echo "$ROOT") | sha256sum | cut -c1-16)
+# -O2 without debug info: perf resolves libc's symbols from .symtab, and
+# its DWARF unwinding (the tests' reference) uses .eh_frame.
+build_options=(--enable-sframe --disable-werror --disable-nscd
+	--disable-timezone-tools --without-selinux CFLAGS=-O2)
+cross=()
+[ -z "$CROSS" ] || cross=(--host="$host" --build=x86_64-linux-gnu
+	CC="$host-gcc" CXX=false READELF="$host-readelf"
+	--with-headers="/usr/$host/include")
+# Debian's orig tarball has no manual/ (it is under the GFDL, which Debian
+# keeps out of main): leave it out of the subdirectories, as Debian does.
+makeconfig_edit='s/ wctype manual po / wctype po /'
+
+key=$( (echo "$GLIBC_SHA"; cat "$TOP"/userspace/glibc/*.patch
+	printf '%s\n' "${build_options[@]}" "${cross[@]}" "$makeconfig_edit" \
+		"$ROOT") | sha256sum | cut -c1-16)
 prefix=$CACHE/glibc/$key-$arch
 if [ -e "$prefix/.complete" ]; then
 	touch "$prefix"
@@ -68,20 +84,11 @@ src=$work/glibc-$GLIBC_VER
 for p in "$TOP"/userspace/glibc/*.patch; do
 	patch -d "$src" -p1 -s < "$p" || die "$(basename "$p") does not apply"
 done
-# Debian's orig tarball has no manual/ (it is under the GFDL, which Debian
-# keeps out of main): leave it out of the subdirectories, as Debian does.
-sed -i 's/ wctype manual po / wctype po /' "$src/Makeconfig"
+sed -i "$makeconfig_edit" "$src/Makeconfig"
 
-cross=()
-[ -z "$CROSS" ] || cross=(--host="$host" --build=x86_64-linux-gnu
-	CC="$host-gcc" CXX=false READELF="$host-readelf"
-	--with-headers="/usr/$host/include")
-# -O2 without debug info: perf resolves libc's symbols from .symtab, and
-# its DWARF unwinding (the tests' reference) uses .eh_frame.
 inroot bash -c 'cd "$1" && shift && "$@"' _ "$work/obj" \
-	"$src/configure" --prefix="$prefix" --enable-sframe --disable-werror \
-	--disable-nscd --disable-timezone-tools --without-selinux \
-	"${cross[@]}" CFLAGS=-O2 > "$work/configure.log" 2>&1 ||
+	"$src/configure" --prefix="$prefix" "${build_options[@]}" \
+	"${cross[@]}" > "$work/configure.log" 2>&1 ||
 	{ tail -20 "$work/configure.log" >&2; die "glibc configure failed ($work/configure.log)"; }
 inroot make -C "$work/obj" -j"$JOBS" > "$work/build.log" 2>&1 ||
 	{ tail -30 "$work/build.log" >&2; die "glibc build failed ($work/build.log)"; }
