@@ -21,6 +21,13 @@
 #   fp        lua-fp (built with frame pointers), fp,defer
 #   dwarf     lua-sframe, --call-graph dwarf: the reference
 #
+# and Debian's own python3, not rebuilt, running demo/workload.py:
+#   py-tables  with the SFrame tables that userspace/eh2sframe made from
+#              the .eh_frame of python3, its libraries and its extension
+#              modules, registered by the rtld-audit module, fp,defer
+#   py-none    the module with no tables: what python3 gives today
+#   py-dwarf   --call-graph dwarf: the reference
+#
 # and the same workload under ftrace, with trace-cmd: a deferred user
 # stack (trace option userstacktrace_deferred) at each scheduler tick of
 # the interpreter (event sched:sched_stat_runtime), for lua-sframe,
@@ -46,8 +53,11 @@ tree=$CACHE/trees/check
 lock_check_tree
 demo=$OUT/demo
 rounds=${DEMO_ROUNDS:-300}
+pyrounds=${DEMO_PYROUNDS:-300}
 rate=${DEMO_RATE:-499}
-modes="sframe nosframe fp dwarf"
+lua_modes="sframe nosframe fp dwarf"
+py_modes="py-tables py-none py-dwarf"
+modes="$lua_modes $py_modes"
 mkdir -p "$demo"
 rm -f "$demo"/perf-*.data "$demo"/report-*.txt "$demo"/script-*.txt \
 	"$demo"/flame-*.html "$demo"/summary.txt "$demo"/trace-cmd-*.dat \
@@ -73,12 +83,25 @@ inroot make -s -C "$TOP/check/guest" O="$demo/guest" \
 log "trace-cmd's plugin for deferred user stacks"
 inroot make -s -C "$TOP/userspace/trace-cmd" O="$demo/guest/plugins"
 log "bpf-profile"
+kout=$(kbuild_dir x86_64 "$tree")
 inroot make -s -C "$TOP/userspace/bpf-profile" O="$demo/guest/bpf-profile" \
-	VMLINUX="$(kbuild_dir x86_64 "$tree")/vmlinux"
+	VMLINUX="$kout/vmlinux"
+log "python3's SFrame tables (userspace/eh2sframe), the rtld-audit module"
+arch_vars x86_64
+(cd "$tree" && inroot make -s O="$kout" headers)
+inroot make -s -C "$tree/tools/sframe" OUTPUT="$demo/guest/" \
+	KHDR_INCLUDES="-isystem $kout/usr/include"
+inroot make -s -C "$TOP/userspace/eh2sframe" O="$CACHE/eh2sframe"
+rm -rf "$demo/guest/sframe-tables"
+lib=$GUEST_ROOT/usr/lib/$TRIPLET
+inroot "$CACHE/eh2sframe/eh2sframe" -d "$demo/guest/sframe-tables" \
+	"$GUEST_ROOT/usr/bin/python3.14" "$lib/$LDSO" "$lib/libc.so.6" \
+	"$lib/libm.so.6" "$lib/libz.so.1" "$lib/libexpat.so.1" \
+	"$GUEST_ROOT/usr/lib/python3.14/lib-dynload/"*.so > /dev/null
 
 log "profiling in the guest (QEMU TCG; a few minutes)"
 guestcmd=$(printf '%q ' bash "$TOP/demo/guest.sh" "$demo" "$rate" "$rounds" \
-	"$modes" "$tcmodes")
+	"$modes" "$tcmodes" "$pyrounds")
 "$TOP/pipeline/run.sh" x86_64 "$tree" 1200 "$guestcmd" \
 	> "$demo/guest.log" 2>&1 ||
 	{ tail -n 30 "$demo/guest.log"; die "guest run failed"; }
@@ -129,13 +152,14 @@ for mode in $tcmodes; do
 done
 
 # One line per mode: samples, share of samples whose user stack reaches
-# main(), mean user stack depth, perf.data bytes per sample.
+# START (main(), or for the stock python3, whose main() has no symbol,
+# _start), mean user stack depth, perf.data bytes per sample.
 summary()
 {
-	local mode=$1 size
+	local mode=$1 start=$2 size
 
 	size=$(stat -c %s "$demo/perf-$mode.data")
-	awk -v mode="$mode" -v size="$size" '
+	awk -v mode="$mode" -v size="$size" -v start="$start" '
 	function flush() {
 		if (!n) return
 		samples++; depth += n
@@ -143,7 +167,7 @@ summary()
 		n = 0; has_main = 0
 	}
 	/^[[:space:]]*$/ { flush(); next }
-	{ n++; if ($2 == "main") has_main = 1 }
+	{ n++; if ($2 == start) has_main = 1 }
 	END {
 		flush()
 		printf "%-9s %8d %13.1f%% %11.1f %11.1f MB %10d\n", mode,
@@ -159,14 +183,28 @@ summary()
 	echo
 	printf "%-9s %8s %14s %11s %14s %10s\n" mode samples "reach main" \
 		"mean depth" perf.data "B/sample"
-	for mode in $modes; do
-		summary "$mode"
+	for mode in $lua_modes; do
+		summary "$mode" main
 	done
 	echo
 	echo "sframe:   lua built -fomit-frame-pointer -Wa,--gsframe, --call-graph fp,defer"
 	echo "nosframe: the same binary, .sframe removed (frame pointers only, as today)"
 	echo "fp:       lua built -fno-omit-frame-pointer, --call-graph fp,defer"
 	echo "dwarf:    lua-sframe, --call-graph dwarf (8 KiB of stack copied per sample)"
+	echo
+	echo "perf record -F $rate -e cpu-clock:u, Debian's python3 (not rebuilt)"
+	echo "running demo/workload.py $pyrounds"
+	echo
+	printf "%-9s %8s %14s %11s %14s %10s\n" mode samples "reach _start" \
+		"mean depth" perf.data "B/sample"
+	for mode in $py_modes; do
+		summary "$mode" _start
+	done
+	echo
+	echo "py-tables: SFrame tables made from .eh_frame (eh2sframe), registered by"
+	echo "           the rtld-audit module (LD_AUDIT), --call-graph fp,defer"
+	echo "py-none:   the module, no tables (frame pointers only, as today)"
+	echo "py-dwarf:  --call-graph dwarf"
 	echo
 	echo "trace-cmd record -O userstacktrace_deferred -e sched:sched_stat_runtime,"
 	echo "the same workload: a deferred user stack per scheduler tick of Lua"

@@ -1,20 +1,23 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# guest.sh DIR RATE ROUNDS MODES TCMODES - the guest's part of make demo
-# (demo/demo.sh runs it in the patched x86_64 kernel): the interpreters
-# of DIR/lua running demo/workload.lua ROUNDS under perf record (for each
-# of MODES), bpf-profile and trace-cmd record (for each of TCMODES), at
-# RATE samples a second.  The recordings go to DIR, where the host makes
-# the reports.
+# guest.sh DIR RATE ROUNDS MODES TCMODES PYROUNDS - the guest's part of
+# make demo (demo/demo.sh runs it in the patched x86_64 kernel): the
+# interpreters of DIR/lua running demo/workload.lua ROUNDS, or for the
+# modes py-*, the guest's own python3 running demo/workload.py PYROUNDS,
+# under perf record (for each of MODES), bpf-profile and trace-cmd record
+# (for each of TCMODES), at RATE samples a second.  The recordings go to
+# DIR, where the host makes the reports.
 
 set -e
-demo=${1:?usage: guest.sh DIR RATE ROUNDS MODES TCMODES}
+demo=${1:?usage: guest.sh DIR RATE ROUNDS MODES TCMODES PYROUNDS}
 rate=${2:?}
 rounds=${3:?}
 modes=${4:?}
 tcmodes=${5:?}
+pyrounds=${6:?}
 workload=$(cd "$(dirname "$0")" && pwd)/workload.lua
+pyworkload=$(cd "$(dirname "$0")" && pwd)/workload.py
 
 cd "$demo"
 # The real libdebuginfod's libcurl has crashed perf in the guests: this
@@ -24,16 +27,27 @@ export LD_LIBRARY_PATH=$demo/guest/nodebuginfod
 # shared with the host fails with EFAULT.  -B: perf 7.2 crashes
 # collecting build-ids of binaries on the shared directory; the host makes
 # the reports, and the binaries are at the same paths there.
+# Debian's python3 has no .sframe: its tables, and its libraries', are
+# in DIR/guest/sframe-tables (made by the host with eh2sframe), which the
+# rtld-audit module registers; an empty directory is the python3 of today.
+mkdir -p /tmp/no-tables
 for mode in $modes; do
 	case $mode in
-	sframe|dwarf)	bin=lua-sframe ;;
-	*)		bin=lua-$mode ;;
+	sframe|dwarf)	cmd=("./lua/lua-sframe" "$workload" "$rounds") ;;
+	py-tables)	cmd=(env SFRAME_TABLE_DIR="$demo/guest/sframe-tables"
+			     LD_AUDIT="$demo/guest/sframe-audit.so"
+			     python3 "$pyworkload" "$pyrounds") ;;
+	py-none)	cmd=(env SFRAME_TABLE_DIR=/tmp/no-tables
+			     LD_AUDIT="$demo/guest/sframe-audit.so"
+			     python3 "$pyworkload" "$pyrounds") ;;
+	py-dwarf)	cmd=(python3 "$pyworkload" "$pyrounds") ;;
+	*)		cmd=("./lua/lua-$mode" "$workload" "$rounds") ;;
 	esac
 	cg=fp,defer
-	[ "$mode" = dwarf ] && cg=dwarf
-	echo "== $mode: $bin, --call-graph $cg"
+	[ "${mode#py-}" = dwarf ] && cg=dwarf
+	echo "== $mode: ${cmd[*]}, --call-graph $cg"
 	perf record -q -B -F "$rate" -e cpu-clock:u --call-graph "$cg" \
-		-o "/tmp/perf-$mode.data" "./lua/$bin" "$workload" "$rounds"
+		-o "/tmp/perf-$mode.data" "${cmd[@]}"
 	cat "/tmp/perf-$mode.data" > "perf-$mode.data"
 done
 for mode in $tcmodes; do
