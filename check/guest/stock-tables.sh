@@ -20,7 +20,8 @@
 # extension module that it loads with dlopen() (_posixshmem's shm_open).
 # The control: the same programs with an empty table directory, unwound
 # with frame pointers, which the stock x86_64 programs do not keep: not
-# all of their chains may be whole.
+# all of their chains may be whole.  Last, what the tables cost python3's
+# start-up, time and memory, is reported (stock-tables/startup.py).
 
 set -u
 src=$(cd "$(dirname "$0")/stock-tables" && pwd)
@@ -103,4 +104,6 @@ check --through "${mod##*/}" 8 python3.14 16 \
 check bash 8 'syscalls:sys_enter_chdir' \
 	bash -c 'for i in 1 2 3 4 5 6 7 8; do cd /; done' || rc=1
 check perl 8 'syscalls:sys_enter_chdir' perl -e 'chdir "/" for 1 .. 8' || rc=1
+echo "what registration costs python3 (reported):"
+python3 "$src/startup.py" "$dir/sframe-audit.so" "$tables" "$dir/none" 9 || rc=1
 exit $rc
