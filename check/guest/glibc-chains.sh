@@ -8,10 +8,17 @@
 # equal frame for frame to libgcc's DWARF unwinding, through the C
 # library to its outermost frame.  The same program against the root's
 # own C library (no SFrame) is run for comparison: the table below.
+#
+# Then the program built without SFrame, as distributions build
+# (glibc/tables/chains), with the table that eh2sframe made from its
+# .eh_frame: the dynamic linker (patch 0002 of userspace/glibc) finds it
+# by build ID in the directory glibc.rtld.sframe_table_dir names and
+# registers it for the main program, which the kernel mapped.  Its chains
+# must equal DWARF's too; with no table there, the x86_64 ones cannot.
 
 set -u
 bin=$KOUT/guest-tests/glibc
-for p in chains stock/chains; do
+for p in chains stock/chains tables/chains; do
 	[ -x "$bin/$p" ] || { echo "$bin/$p missing: check/guest not built with GLIBC="; exit 1; }
 done
 
@@ -37,6 +44,20 @@ done
 [ "$ARCH" = x86_64 ] && want=4 || want=1
 if [ "$short" -lt "$want" ]; then
 	echo "control: $short chains incomplete without the C library's SFrame, expected $want"
+	rc=1
+fi
+
+echo "the program without SFrame, its table found by the dynamic linker:"
+GLIBC_TUNABLES=glibc.rtld.sframe_table_dir=$bin/tables "$bin/tables/chains" \
+	2>&1 | sed 's/^/  /'
+[ "${PIPESTATUS[0]}" = 0 ] || rc=1
+echo "and without a table (the control):"
+none=$(GLIBC_TUNABLES=glibc.rtld.sframe_table_dir=/nonexistent \
+	"$bin/tables/chains" --report 2>&1)
+echo "$none" | sed 's/^/  /'
+whole=$(echo "$none" | grep -c '^ok [0-9]* [a-z]* # \([0-9]*\) of \1 frames')
+if [ "$ARCH" = x86_64 ] && [ "$whole" = 4 ]; then
+	echo "control: all 4 chains whole without the program's table"
 	rc=1
 fi
 exit $rc

@@ -9,7 +9,10 @@
 # Here every stack must reach python3's _start (stock-tables/reach.py):
 # - trace-cmd record -O userstacktrace_deferred of the script's chdir()
 #   calls, reported with the project's plugin once python3 has exited;
-# - bpf-profile (userspace/bpf-profile), sampling a loop of the script.
+# - bpf-profile (userspace/bpf-profile), sampling a loop of the script;
+# - trace-cmd again, python3 run by the dynamic linker of userspace/glibc
+#   as a command, without the module: that ld.so looks the tables up
+#   itself (glibc.rtld.sframe_table_dir).
 # The control: the same runs with an empty table directory, where the
 # stock x86_64 python3, which keeps no frame pointers, cannot be whole.
 # The stock arm64 one keeps frame records, which reach _start without
@@ -55,25 +58,36 @@ def work(n):
 for i in range(30):
     work(5000)'
 
-# tc NAME TABLES [reach.py's options]: trace the chdir() calls of python3
+# How python3 is started: with the audit module and the tables, with the
+# module and no tables, and by the dynamic linker of userspace/glibc,
+# which looks the tables up itself (its patch 0002), as a command.  tc
+# and bp take the arrays by name, which shellcheck does not follow.
+# shellcheck disable=SC2034
+with_module=(env SFRAME_TABLE_DIR="$tables" LD_AUDIT="$dir/sframe-audit.so" python3)
+# shellcheck disable=SC2034
+no_tables=(env SFRAME_TABLE_DIR="$dir/none" LD_AUDIT="$dir/sframe-audit.so" python3)
+prefix=$(cat "$KOUT/guest-tests/glibc/prefix" 2>/dev/null)
+ldso=("$prefix"/lib/ld-linux-*.so.[12])
+# shellcheck disable=SC2034
+by_ldso=(env GLIBC_TUNABLES=glibc.rtld.sframe_table_dir="$tables"
+	"${ldso[0]}" --library-path "$prefix/lib:/usr/lib/$(uname -m)-linux-gnu"
+	"$python")
+
+# shellcheck source=check/guest/lib/trace-cmd.sh
+. "$(dirname "$0")/lib/trace-cmd.sh"
+
+# tc NAME HOW [reach.py's options]: trace the chdir() calls of python3,
+# started as the array named HOW says
 tc()
 {
-	local name=$1 t=$2 tcpid pid
+	local name=$1 pid
+	local -n how=$2
 
 	shift 2
-	trace-cmd record -o "$dir/$name.dat" -e syscalls:sys_enter_chdir \
-		-O userstacktrace_deferred > "$dir/$name.rec" 2>&1 &
-	tcpid=$!
-	# trace-cmd says so once its recorders run (see trace-cmd.sh).
-	for _ in $(seq 300); do
-		grep -q 'Hit Ctrl^C' "$dir/$name.rec" && break
-		kill -0 $tcpid 2>/dev/null || break
-		sleep 0.1
-	done
-	env SFRAME_TABLE_DIR="$t" LD_AUDIT="$dir/sframe-audit.so" \
-		python3 -c "$chdirs" > "$dir/$name.maps"
-	kill -INT $tcpid
-	wait $tcpid ||
+	tc_start "$dir/$name.dat" "$dir/$name.rec" syscalls:sys_enter_chdir
+	"${how[@]}" -c "$chdirs" > "$dir/$name.maps"
+	kill -INT "$tc_pid"
+	wait "$tc_pid" ||
 		{ echo "$name: trace-cmd record failed"; tail -n 5 "$dir/$name.rec"; return 1; }
 	pid=$(sed -n 's/^pid //p' "$dir/$name.maps")
 	[ -n "$pid" ] || { echo "$name: python3 said nothing"; return 1; }
@@ -85,15 +99,15 @@ tc()
 		"$dir/$name.maps" "$pid"
 }
 
-# bp NAME TABLES [reach.py's options]: sample the loop with bpf-profile
+# bp NAME HOW [reach.py's options]: sample the loop with bpf-profile
 bp()
 {
-	local name=$1 t=$2
+	local name=$1
+	local -n how=$2
 
 	shift 2
 	"$dir/bpf-profile" -F 199 -o "$dir/$name.txt" \
-		env SFRAME_TABLE_DIR="$t" LD_AUDIT="$dir/sframe-audit.so" \
-		python3 -c "$loop" > "$dir/$name.out" 2>&1 ||
+		"${how[@]}" -c "$loop" > "$dir/$name.out" 2>&1 ||
 		{ echo "$name: bpf-profile failed"; tail -n 5 "$dir/$name.out"; return 1; }
 	head -n 1 "$dir/$name.txt"
 	python3 "$src/reach.py" "$@" "$python" 50 bpf-profile "$dir/$name.txt"
@@ -109,16 +123,23 @@ control()
 
 rc=0
 echo "trace-cmd, python3 with tables:"
-tc tc-tables "$tables" || rc=1
+tc tc-tables with_module || rc=1
 echo "trace-cmd, python3 without tables (the control):"
-tc tc-control "$dir/none" --control
+tc tc-control no_tables --control
 control tc $? || rc=1
+if [ -x "${ldso[0]}" ]; then
+	echo "trace-cmd, python3 run by the ld.so of userspace/glibc, no module:"
+	tc tc-ldso by_ldso || rc=1
+else
+	echo "no glibc of userspace/glibc (pipeline/glibc.sh): not run by its ld.so"
+	rc=1
+fi
 # Not whole: samples of env, which execs python3, of ld.so before it has
 # loaded the module, and in PLT stubs, whose CFI (a DWARF expression)
 # the converter leaves out, as gas would: 90% must be.
 echo "bpf-profile, python3 with tables:"
-bp bp-tables "$tables" --share 90 || rc=1
+bp bp-tables with_module --share 90 || rc=1
 echo "bpf-profile, python3 without tables (the control):"
-bp bp-control "$dir/none" --control
+bp bp-control no_tables --control
 control bp $? || rc=1
 exit $rc

@@ -30,28 +30,20 @@ cp -r "$from" "$dir/bin"
 export TRACEEVENT_PLUGIN_DIR=$dir/bin/plugins
 
 fail=0
+# shellcheck source=check/guest/lib/trace-cmd.sh
+. "$(dirname "$0")/lib/trace-cmd.sh"
+
 # run VARIANT PROG: trace PROG, and check its stacks against what it says.
-# trace-cmd records in the background and is stopped as a user does, with
-# SIGINT: with "trace-cmd record -F PROG", a program that runs for a
-# millisecond was over before trace-cmd's recorders read anything, in the
-# first run of a boot (0 bytes recorded, the events left in the kernel's
-# buffer).
+# trace-cmd records in the background and is stopped as a user does
+# (lib/trace-cmd.sh).
 run()
 {
-	local variant=$1 prog=$2 want pid tc
+	local variant=$1 prog=$2 want pid
 
-	trace-cmd record -o "$dir/$variant.dat" -e syscalls:sys_enter_getppid \
-		-O userstacktrace_deferred > "$dir/$variant.rec" 2>&1 &
-	tc=$!
-	# It says so once its recorders run.
-	for _ in $(seq 300); do
-		grep -q 'Hit Ctrl^C' "$dir/$variant.rec" && break
-		kill -0 $tc 2>/dev/null || break
-		sleep 0.1
-	done
+	tc_start "$dir/$variant.dat" "$dir/$variant.rec" syscalls:sys_enter_getppid
 	"$prog" > "$dir/$variant.want"
-	kill -INT $tc
-	if ! wait $tc; then
+	kill -INT "$tc_pid"
+	if ! wait "$tc_pid"; then
 		echo "$variant: trace-cmd record failed:"
 		tail -n 5 "$dir/$variant.rec"
 		fail=1
