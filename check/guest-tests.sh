@@ -75,11 +75,14 @@ n=0
 for t in "${tests[@]}"; do
 	n=$((n + 1))
 	name=$(basename "$t" .sh)
+	start=$SECONDS
 	out=$(ARCH=$arch TREE=$tree KOUT=$kout timeout "$PROJECT_TIMEOUT" \
 		bash "$t" 2>&1)
 	rc=$?
 	[ $rc != 124 ] || out+=$'\n'"timed out after $PROJECT_TIMEOUT s"
 	echo "$out" | sed 's/^/# /'
+	# What each test costs the guest's time budget
+	echo "# guest: $name took $((SECONDS - start)) s"
 	case $rc in
 	0) echo "ok $n project: $name" ;;
 	4) echo "ok $n project: $name # SKIP $(echo "$out" | tail -n 1)" ;;

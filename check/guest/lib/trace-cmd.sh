@@ -6,19 +6,24 @@
 #
 # tc_start DAT LOG EVENT: start "trace-cmd record" of EVENT with deferred
 # user stacks into DAT, its output in LOG, in the background, and wait
-# until its recorders run.  Sets tc_pid; stop it as a user does, with
-# SIGINT.  With "trace-cmd record -F PROG", a program that runs for a
+# until its recorders run (30 s at most: it fails then, and the caller
+# sees trace-cmd's own verdict when it stops it).  Sets tc_pid; stop it
+# as a user does, with SIGINT.  With "trace-cmd record -F PROG", a program that runs for a
 # millisecond was over before trace-cmd's recorders read anything, in the
 # first run of a boot (0 bytes recorded, the events left in the kernel's
 # buffer).
 tc_start()
 {
-	trace-cmd record -o "$1" -e "$3" -O userstacktrace_deferred > "$2" 2>&1 &
+	# Line-buffered: trace-cmd's stdio would keep the line that says it
+	# records in its buffer until it exits.
+	stdbuf -oL trace-cmd record -o "$1" -e "$3" -O userstacktrace_deferred \
+		> "$2" 2>&1 &
 	tc_pid=$!
 	# It says so once its recorders run.
 	for _ in $(seq 300); do
-		grep -q 'Hit Ctrl^C' "$2" && break
-		kill -0 $tc_pid 2>/dev/null || break
+		grep -q 'Hit Ctrl^C' "$2" && return 0
+		kill -0 $tc_pid 2>/dev/null || return 1
 		sleep 0.1
 	done
+	return 1
 }
