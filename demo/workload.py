@@ -4,7 +4,7 @@
 # deterministic, and shaped so that the interpreter's C stack has more
 # than its evaluation loop: sorts whose key is a Python function (C calls
 # Python), JSON encoding and decoding and regular expressions (C code of
-# extension modules, _json loaded with dlopen()), and a recursive
+# the interpreter's built-in modules, _json and _sre), and a recursive
 # Fibonacci.
 #
 # python3 workload.py [ROUNDS]

@@ -51,13 +51,16 @@ echo "the program without SFrame, its table found by the dynamic linker:"
 GLIBC_TUNABLES=glibc.rtld.sframe_table_dir=$bin/tables "$bin/tables/chains" \
 	2>&1 | sed 's/^/  /'
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
+# The program keeps no frame pointers: without its table, no chain may
+# get through it (0 of 14, 3, 8 and 6 frames on both arches).
 echo "and without a table (the control):"
 none=$(GLIBC_TUNABLES=glibc.rtld.sframe_table_dir=/nonexistent \
-	"$bin/tables/chains" --report 2>&1)
+	"$bin/tables/chains" --report 2>&1) || rc=1
 echo "$none" | sed 's/^/  /'
-whole=$(echo "$none" | grep -c '^ok [0-9]* [a-z]* # \([0-9]*\) of \1 frames')
-if [ "$ARCH" = x86_64 ] && [ "$whole" = 4 ]; then
-	echo "control: all 4 chains whole without the program's table"
+ran=$(echo "$none" | grep -c '^ok [0-9]* [a-z]* # [0-9]* of [0-9]* frames')
+short=$(echo "$none" | grep -c '^ok [0-9]* [a-z]* # 0 of [0-9]* frames')
+if [ "$ran" != 4 ] || [ "$short" != 4 ]; then
+	echo "control: $short of $ran chains got nothing without the program's table, expected 4 of 4"
 	rc=1
 fi
 exit $rc

@@ -5,13 +5,14 @@
 # corrupt copies of its tables (stock-tables/corrupt.py), registered by
 # the rtld-audit module and unwound by perf's fp,defer callchains at its
 # chdir() calls.  The program must run on, to its end and its exit status
-# 0, and the kernel must have noticed each corruption: with its dynamic
-# debug messages on, it says "rejecting section" for each table whose
-# header does not fit (kind "header", refused at registration) and
-# "dropping section" for each one whose rules are garbage (kind "fres",
-# found at the first lookup, or refused at registration by a kernel with
-# CONFIG_SFRAME_VALIDATION).  That the kernel logged no warning, BUG or
-# oops meanwhile is kernel-log-clean's part.
+# 0, with its 8 samples, and the kernel must have noticed each
+# corruption: with its dynamic debug messages on, it says "rejecting
+# section" for each registration of a table whose header does not fit
+# (kind "header": as many as the valid tables had registrations) and
+# "dropping section" for the tables whose rules are garbage (kind
+# "fres", found at the first lookup in each, or refused at registration
+# by a kernel with CONFIG_SFRAME_VALIDATION).  That the kernel logged no
+# warning, BUG or oops meanwhile is kernel-log-clean's part.
 
 set -u
 src=$(cd "$(dirname "$0")/stock-tables" && pwd)
@@ -24,7 +25,7 @@ command -v perf > /dev/null || { echo "no perf in the guest"; exit 1; }
 	{ echo "$tables missing: pipeline/selftests.sh made no tables"; exit 1; }
 [ -w "$control" ] || { echo "no $control: the kernel has no CONFIG_DYNAMIC_DEBUG"; exit 1; }
 dir=$(mktemp -d)
-trap 'echo "file kernel/unwind/sframe* -p" > $control; rm -rf "$dir"' EXIT
+trap 'echo "file kernel/unwind/sframe* -p" > "$control"; rm -rf "$dir"' EXIT
 cp "$so" "$dir/"
 export LD_LIBRARY_PATH=$KOUT/guest-tests/nodebuginfod
 echo "file kernel/unwind/sframe* +p" > "$control"
@@ -34,31 +35,61 @@ for i in range(8):
     os.chdir("/")
 print("ran to its end")'
 
-# run KIND MESSAGE: python3 with tables corrupted as KIND; the kernel
-# must say MESSAGE (an extended regular expression) at least once
+# count PATTERN: how many kernel messages match PATTERN (an extended
+# regular expression) so far
+count()
+{
+	dmesg | grep -cE "$1"
+}
+
+# run NAME TABLES: python3 with the tables in TABLES, unwound by perf (which
+# is not audited itself: only python3 registers tables).  Sets added,
+# rejected and dropped: the kernel's messages about sections during the
+# run.
 run()
 {
-	local kind=$1 message=$2 before said out status
+	local name=$1 t=$2 a r d status out samples
 
-	python3 "$src/corrupt.py" "$kind" "$tables" "$dir/$kind" || return 1
-	before=$(dmesg | grep -cE "$message")
-	SFRAME_TABLE_DIR=$dir/$kind LD_AUDIT=$dir/sframe-audit.so \
-		perf record -q -e syscalls:sys_enter_chdir --call-graph fp,defer \
-		-o "$dir/$kind.data" python3 -c "$py" > "$dir/$kind.out" 2>&1
+	a=$(count "added section") r=$(count "rejecting section")
+	d=$(count "dropping section")
+	perf record -q -e syscalls:sys_enter_chdir --call-graph fp,defer \
+		-o "$dir/$name.data" env SFRAME_TABLE_DIR="$t" \
+		LD_AUDIT="$dir/sframe-audit.so" python3 -c "$py" \
+		> "$dir/$name.out" 2>&1
 	status=$?
-	out=$(grep -c '^ran to its end$' "$dir/$kind.out")
-	said=$(( $(dmesg | grep -cE "$message") - before ))
-	echo "  $kind: exit status $status, \"$message\" $said times; samples:" \
-		"$(perf script -i "$dir/$kind.data" -F ip 2>/dev/null |
-		   awk 'BEGIN { RS = "" } END { print NR }')"
-	[ "$status" = 0 ] && [ "$out" = 1 ] && [ "$said" -ge 1 ] && return 0
-	tail -n 5 "$dir/$kind.out"
-	dmesg | grep "kernel/unwind\|section" | tail -n 5
+	out=$(grep -c '^ran to its end$' "$dir/$name.out")
+	added=$(( $(count "added section") - a ))
+	rejected=$(( $(count "rejecting section") - r ))
+	dropped=$(( $(count "dropping section") - d ))
+	samples=$(perf script -i "$dir/$name.data" -F ip 2>/dev/null |
+		  awk 'BEGIN { RS = "" } END { print NR }')
+	echo "  $name: exit status $status, $samples samples; sections added" \
+		"$added, rejected $rejected, dropped $dropped"
+	[ "$status" = 0 ] && [ "$out" = 1 ] && [ "$samples" = 8 ] && return 0
+	tail -n 5 "$dir/$name.out"
 	return 1
 }
 
 rc=0
-echo "python3 with corrupt tables:"
-run header "rejecting section" || rc=1
-run fres "(dropping|rejecting) section" || rc=1
+echo "python3 with its tables, then with corrupt copies:"
+run valid "$tables" || rc=1
+valid=$added
+[ "$rejected" = 0 ] && [ "$dropped" = 0 ] ||
+	{ echo "  the valid tables were refused or dropped"; rc=1; }
+# Each registration of a table must be refused: as many as were added.
+python3 "$src/corrupt.py" header "$tables" "$dir/header" || rc=1
+run header "$dir/header" || rc=1
+if [ "$rejected" -lt 1 ] || [ "$rejected" != $((valid - added)) ]; then
+	echo "  $rejected rejected, expected the $((valid - added)) tables' registrations"
+	rc=1
+fi
+# The tables are taken, and each one the walk looks into is dropped
+# (refused at registration instead with CONFIG_SFRAME_VALIDATION).
+python3 "$src/corrupt.py" fres "$tables" "$dir/fres" || rc=1
+run fres "$dir/fres" || rc=1
+if [ $((dropped + rejected)) -lt 1 ]; then
+	echo "  no table dropped or rejected"
+	rc=1
+fi
+[ "$rc" = 0 ] || dmesg | grep "section" | tail -n 5
 exit $rc

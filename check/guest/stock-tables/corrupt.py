@@ -37,19 +37,22 @@ BAD_SIZE = 0x60
 def corrupt(kind, data):
     (magic, version, flags, arch, fp, ra, auxlen, fdes, fres, fre_len,
      fdes_off, fres_off) = HEADER.unpack_from(data)
-    if magic != 0xdee2:
-        sys.exit("not an SFrame table")
+    if magic != 0xdee2 or version != 3:
+        sys.exit("not an SFrame V3 table")
     if kind == "header":
         HEADER.pack_into(data, 0, magic, version, flags, arch, fp, ra, auxlen,
                          fdes, fres, 0xffffffff, fdes_off, fres_off)
         return
-    base = HEADER.size + auxlen
+    base, changed = HEADER.size + auxlen, 0
     for i in range(fdes):
         _, _, fre_off = FDE.unpack_from(data, base + fdes_off + i * FDE.size)
         fda = base + fres_off + fre_off
         num_fres, info, _, _ = FDA.unpack_from(data, fda)
-        if num_fres and info & 0xf in ADDR_SIZE:
+        if num_fres and (info & 0xf) in ADDR_SIZE:
             data[fda + FDA.size + ADDR_SIZE[info & 0xf]] |= BAD_SIZE
+            changed += 1
+    if not changed:
+        sys.exit("no FRE to corrupt")
 
 
 def main():

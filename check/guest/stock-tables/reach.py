@@ -11,16 +11,20 @@ mapping of the process.
 KIND trace-cmd: FILE is what "trace-cmd report" printed with the
 project's plugin, MAPS the /proc/PID/maps of the traced process (it
 printed them itself before it exited), PID its process id.  Each of its
-stacks counts once, and each must come with a cookie of its own.
+stacks counts once, and each must come after a cookie event of its own.
 
 KIND bpf-profile: FILE is bpf-profile's output, which carries the maps of
-the process; each stack counts as many times as it was sampled.
+the process; each stack counts as many times as it was sampled, and the
+samples that got no stack (its first line counts them) count as not
+whole.
 
 Passes when at least MIN stacks count and at least PCT percent of them
-(100 by default) are whole; with --control (the program without
-tables), when at least MIN count and some are not whole.
+(100 by default) are whole.  With --control (the program without
+tables): when at least MIN count and fewer than PCT percent are whole;
+exits with 2 if that fails only because too many are whole.
 """
 
+import argparse
 import os
 import re
 import struct
@@ -54,8 +58,9 @@ def parse_maps(lines):
 
 def trace_cmd_stacks(path, pid):
     """[(count, [ip, ...])] of PID's deferred stacks in a trace-cmd report,
-    and how many of its stacks had no cookie event before them."""
-    stacks, cookies, orphans = [], set(), 0
+    and how many of its stacks had no cookie event of their own before
+    them."""
+    stacks, cookies, used, orphans = [], set(), set(), 0
     cur = None
     header = re.compile(r"^\s*\S.*-(\d+)\s+\[\d+\]")
     for line in open(path, errors="replace"):
@@ -70,7 +75,9 @@ def trace_cmd_stacks(path, pid):
             m = re.search(r"<deferred user stack trace: cookie=0x([0-9a-f]+)>",
                           line)
             if m:
-                orphans += int(m.group(1), 16) not in cookies
+                cookie = int(m.group(1), 16)
+                orphans += cookie not in cookies or cookie in used
+                used.add(cookie)
                 cur = []
                 stacks.append((1, cur))
             continue
@@ -81,11 +88,16 @@ def trace_cmd_stacks(path, pid):
 
 
 def bpf_profile_stacks(path):
-    """[(count, [ip, ...])] and the maps of a bpf-profile output."""
+    """[(count, [ip, ...])] and the maps of a bpf-profile output; the
+    samples without a stack as one entry with none."""
     part, maps, stacks = None, [], []
     for line in open(path):
         line = line.rstrip("\n")
-        if line in ("maps:", "stacks:"):
+        m = re.search(r"without a stack: (\d+) not requested, (\d+) not "
+                      r"delivered, (\d+) unreadable; (\d+) records lost", line)
+        if line.startswith("#") and m:
+            stacks.append((sum(int(n) for n in m.groups()), []))
+        elif line in ("maps:", "stacks:"):
             part = line
         elif part == "maps:":
             maps.extend(parse_maps([line]))
@@ -96,19 +108,24 @@ def bpf_profile_stacks(path):
 
 
 def main():
-    args = sys.argv[1:]
-    control = args[0] == "--control"
-    if control:
-        args = args[1:]
-    share = 100
-    if args[0] == "--share":
-        share = int(args[1])
-        args = args[2:]
-    program, least, kind, path = args[0], int(args[1]), args[2], args[3]
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--control", action="store_true")
+    ap.add_argument("--share", type=int, default=100)
+    ap.add_argument("program")
+    ap.add_argument("least", type=int)
+    ap.add_argument("kind", choices=("trace-cmd", "bpf-profile"))
+    ap.add_argument("path")
+    ap.add_argument("maps", nargs="?")
+    ap.add_argument("pid", nargs="?", type=int)
+    a = ap.parse_args()
+    control, share, program, least, kind, path = (
+        a.control, a.share, a.program, a.least, a.kind, a.path)
     orphans = 0
     if kind == "trace-cmd":
-        maps = parse_maps(open(args[4]))
-        stacks, orphans = trace_cmd_stacks(path, int(args[5]))
+        if a.maps is None or a.pid is None:
+            ap.error("trace-cmd needs MAPS and PID")
+        maps = parse_maps(open(a.maps))
+        stacks, orphans = trace_cmd_stacks(path, a.pid)
     else:
         stacks, maps = bpf_profile_stacks(path)
     real = os.path.realpath(program)
@@ -125,6 +142,8 @@ def main():
     total = whole = 0
     shown = 0
     for count, ips in stacks:
+        if not count:
+            continue
         total += count
         ok = bool(ips) and start <= ips[-1] < start + START_SIZE and \
             all(known(ip) for ip in ips)
@@ -132,6 +151,8 @@ def main():
         if not ok and not control and shown < 2:
             shown += 1
             print("  a stack short of _start (%#x), %d times:" % (start, count))
+            if not ips:
+                print("    (none: samples that got no stack)")
             for ip in ips:
                 where = [p for lo, hi, p in maps if lo <= ip < hi]
                 print("    %x %s" % (ip, where[0] if where else "?"))
@@ -141,7 +162,7 @@ def main():
     if total < least or orphans:
         return 1
     if control:
-        return 0 if whole < total else 1
+        return 0 if whole * 100 < share * total else 2
     return 0 if whole * 100 >= share * total else 1
 
 

@@ -60,7 +60,7 @@ def main():
             subprocess.run(["python3", "-c", "pass"], env=e, check=True)
             times[w].append(time.perf_counter() - t)
     base = statistics.median(times["plain"])
-    print("  python3 -c pass, median of %s runs each (TCG):" % rounds)
+    print("  python3 -c pass, median of %s runs each:" % rounds)
     for w, e in ways.items():
         m = statistics.median(times[w])
         rss, dirty = memory(e)
