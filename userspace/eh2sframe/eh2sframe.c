@@ -5,7 +5,10 @@
  * rebuilding it.
  *
  *	eh2sframe [-v] -o FILE OBJECT	write the table to FILE
- *	eh2sframe [-v] -d DIR OBJECT...	write DIR/.build-id/xx/yyyy.sframe
+ *	eh2sframe [-v] [-f] -d DIR PATH...
+ *					write DIR/.build-id/xx/yyyy.sframe for
+ *					each OBJECT, or each ELF executable and
+ *					shared object under a directory PATH
  *	eh2sframe [-v] -s OBJECT...	only count what would be converted
  *	eh2sframe [-v] -c OBJECT...	compare with the object's own .sframe
  *
@@ -28,6 +31,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <limits.h>
@@ -438,6 +442,9 @@ static int write_table(struct object *o, const char *path)
 	return 0;
 }
 
+/* -f: write tables that are there already */
+static bool force;
+
 /* DIR/.build-id/xx/yyyy.sframe, made if missing; kept if there already. */
 static int write_build_id(struct object *o, const char *dir)
 {
@@ -463,7 +470,7 @@ static int write_build_id(struct object *o, const char *dir)
 		     hex, hex + 2);
 	if (n >= (int)sizeof(path))
 		return 1;
-	if (!stat(path, &st)) {
+	if (!force && !stat(path, &st)) {
 		/* The build-id names the contents: it is current. */
 		print_counts(o, " current=1");
 		return 0;
@@ -471,11 +478,91 @@ static int write_build_id(struct object *o, const char *dir)
 	return write_table(o, path);
 }
 
+/* What to do with each object, for the tree walk's callback too */
+static char mode;
+static const char *out_path, *out_dir;
+static int status;
+static unsigned long walk_skipped;
+
+static void do_object(const char *path)
+{
+	struct object o;
+	int fd, r = 0;
+	Elf *elf = load(path, &o, &fd);
+
+	if (!elf) {
+		status = status ? status : 1;
+		return;
+	}
+	if (mode == 'o')
+		r = write_table(&o, out_path);
+	else if (mode == 'd')
+		r = write_build_id(&o, out_dir);
+	else if (mode == 'c')
+		r = compare(&o, elf);
+	else
+		print_counts(&o, "");
+	if (r > status)
+		status = r;
+	unload(&o, elf, fd);
+}
+
+/*
+ * Whether @path is an object to convert when met in a tree: a 64-bit
+ * little-endian ELF executable or shared object of an architecture with
+ * an SFrame ABI.  Anything else under a prefix (scripts, data, objects of
+ * other kinds) is skipped quietly, where naming it is an error.
+ */
+static bool walk_candidate(const char *path)
+{
+	unsigned char id[EI_NIDENT];
+	Elf64_Half hw[2];
+	bool ok = false;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return false;
+	if (pread(fd, id, sizeof(id), 0) == sizeof(id) &&
+	    !memcmp(id, ELFMAG, SELFMAG) && id[EI_CLASS] == ELFCLASS64 &&
+	    id[EI_DATA] == ELFDATA2LSB &&
+	    pread(fd, hw, sizeof(hw), EI_NIDENT) == sizeof(hw))
+		ok = (hw[0] == ET_EXEC || hw[0] == ET_DYN) && arch_find(hw[1]);
+	close(fd);
+	return ok;
+}
+
+static int walk_one(const char *path, const struct stat *st, int type,
+		    struct FTW *ftw)
+{
+	(void)ftw;
+	if (type != FTW_F || !S_ISREG(st->st_mode))
+		return 0;
+	if (walk_candidate(path))
+		do_object(path);
+	else
+		walk_skipped++;
+	return 0;
+}
+
+/*
+ * Every object under @top, not following symbolic links: a link to an
+ * object under the prefix names a file the walk meets anyway, and the
+ * build-id makes a second name of one object (a hard link) cost a stat.
+ */
+static void walk(const char *top)
+{
+	if (nftw(top, walk_one, 16, FTW_PHYS | FTW_MOUNT)) {
+		fprintf(stderr, "%s: %s\n", top, strerror(errno));
+		status = status ? status : 1;
+	}
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: eh2sframe [-v] -o TABLE OBJECT\n"
-		"       eh2sframe [-v] -d DIR OBJECT...\n"
+		"       eh2sframe [-v] [-f] -d DIR PATH...\n"
 		"       eh2sframe [-v] -s OBJECT...\n"
 		"       eh2sframe [-v] -c OBJECT...\n");
 	exit(2);
@@ -483,18 +570,17 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-	const char *out = NULL, *dir = NULL;
-	char mode = 0;
-	int opt, i, ret = 0;
+	struct stat st;
+	int opt, i;
 
-	while ((opt = getopt(argc, argv, "o:d:scv")) != -1) {
+	while ((opt = getopt(argc, argv, "o:d:scvf")) != -1) {
 		switch (opt) {
 		case 'o':
-			out = optarg;
+			out_path = optarg;
 			mode = 'o';
 			break;
 		case 'd':
-			dir = optarg;
+			out_dir = optarg;
 			mode = 'd';
 			break;
 		case 's':
@@ -504,6 +590,9 @@ int main(int argc, char **argv)
 		case 'v':
 			conv_verbose = true;
 			break;
+		case 'f':
+			force = true;
+			break;
 		default:
 			usage();
 		}
@@ -512,25 +601,14 @@ int main(int argc, char **argv)
 		usage();
 	elf_version(EV_CURRENT);
 	for (i = optind; i < argc; i++) {
-		struct object o;
-		int fd, r = 0;
-		Elf *elf = load(argv[i], &o, &fd);
-
-		if (!elf) {
-			ret = ret ? ret : 1;
-			continue;
-		}
-		if (mode == 'o')
-			r = write_table(&o, out);
-		else if (mode == 'd')
-			r = write_build_id(&o, dir);
-		else if (mode == 'c')
-			r = compare(&o, elf);
+		/* A directory is a prefix to convert, for -d only */
+		if (mode == 'd' && !stat(argv[i], &st) && S_ISDIR(st.st_mode))
+			walk(argv[i]);
 		else
-			print_counts(&o, "");
-		if (r > ret)
-			ret = r;
-		unload(&o, elf, fd);
+			do_object(argv[i]);
 	}
-	return ret;
+	if (walk_skipped)
+		fprintf(stderr, "eh2sframe: %lu files under the prefixes are not objects to convert\n",
+			walk_skipped);
+	return status;
 }

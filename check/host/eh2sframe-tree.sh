@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# userspace/eh2sframe's -d with a prefix, as a distribution or a user
+# fills a table directory: every ELF executable and shared object under
+# the prefix gets DIR/.build-id/xx/yyyy.sframe, the same table as -o
+# writes for it; everything else under the prefix (a script, a
+# relocatable object, a FIFO, a symbolic link) is skipped without an
+# error; a second run finds every table current and writes none; -f
+# writes them again.  The objects are the toolchain root's own.
+
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/lib/lib.sh"
+. "$top/lib/tap.sh"
+
+tree=${1:?usage: $0 TREE (the check tree, docs/check-tree.md)}
+
+bin=$CACHE/eh2sframe
+inroot make -s -C "$top/userspace/eh2sframe" O="$bin"
+work=$(mktemp -d -p "$CACHE" eh2sframe-tree.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+# The prefix: two objects (one twice, by a hard link), and what is not
+# an object to convert.
+pre=$work/prefix
+mkdir -p "$pre/bin" "$pre/lib/sub"
+cp "$ROOT/usr/bin/bash" "$pre/bin/bash"
+cp "$ROOT/usr/bin/dash" "$pre/lib/sub/dash"
+ln "$pre/bin/bash" "$pre/lib/bash-again"
+ln -s ../bin/bash "$pre/lib/bash-link"
+printf '#!/bin/sh\necho not an object\n' > "$pre/bin/script"
+printf 'int f(void) { return 1; }\n' > "$work/f.c"
+inroot gcc -c -o "$pre/lib/f.o" "$work/f.c"
+mkfifo "$pre/lib/fifo"
+
+tap_start "$tree"
+
+# build_id FILE: its GNU build-id in hex
+build_id()
+{
+	inroot readelf -n "$1" | sed -n 's/.*Build ID: *//p'
+}
+
+run()
+{
+	timeout 120 "$top/lib/inroot" "$bin/eh2sframe" "$@"
+}
+
+first=$(run -d "$work/tables" "$pre" 2> "$work/err")
+is "eh2sframe-tree: one line per object met (bash twice, by its links)" \
+	3 "$(echo "$first" | wc -l)"
+is "eh2sframe-tree: two tables written" \
+	2 "$(echo "$first" | grep -c ' table_size=[1-9]')"
+# The FIFO and the symbolic link are not regular files: not even opened
+# (a FIFO would block the open), so not counted.
+is "eh2sframe-tree: the script and the relocatable object skipped" \
+	"eh2sframe: 2 files under the prefixes are not objects to convert" \
+	"$(cat "$work/err")"
+
+same=yes
+for f in bin/bash lib/sub/dash; do
+	id=$(build_id "$pre/$f")
+	t=$work/tables/.build-id/${id:0:2}/${id:2}.sframe
+	run -o "$work/one.sframe" "$pre/$f" > /dev/null
+	cmp -s "$t" "$work/one.sframe" || { same=no; echo "# $f: $t differs from -o's table"; }
+done
+is "eh2sframe-tree: each table is -o's, at its object's build-id" yes "$same"
+
+second=$(run -d "$work/tables" "$pre" 2> /dev/null)
+is "eh2sframe-tree: a second run finds every table current" \
+	3 "$(echo "$second" | grep -c ' current=1$')"
+
+forced=$(run -f -d "$work/tables" "$pre" 2> /dev/null)
+is "eh2sframe-tree: -f writes them again" \
+	0 "$(echo "$forced" | grep -c ' current=1$')"
+
+tap_done
