@@ -9,9 +9,11 @@
 # project's glibc (pipeline/glibc.sh), for each architecture given.
 #
 # Differences that are not mismatches are counted apart, by class, and
-# printed: PCs of functions the converter leaves out (by reason), gas's
-# flex and PC-mask FDEs (which the converter does not make), and gas's
-# reading of .cfi_restore (see gas_restore() in eh2sframe.c).  One case
+# printed: PCs of functions the converter leaves out (by reason), and the
+# three places where gas's or ld's table, not the CFI, is wrong (see
+# gas_restore(), gas_stale_cfa() and ld_plt_got() in eh2sframe.c).  The
+# PCs of gas's flex and PC-mask FDEs are compared, and their bytes
+# printed (flex_bytes, pcmask_bytes).  One case
 # per architecture: it fails on any mismatch, on an object that cannot
 # be compared, or when fewer than MIN_PCS PCs were compared.
 
@@ -84,6 +86,21 @@ for arch in "${arches[@]}"; do
 	else
 		head -n 20 "$err" | sed 's/^/#   /'
 		ktap_test_fail "$arch: converted tables equal gas's (status $rc, ${bad:-?} mismatches, ${pcs:-0} PCs)"
+	fi
+	# The shapes gas writes as flex and PC-mask FDEs are converted: the
+	# corpus's DRAP functions (its -var builds) and every PLT are there,
+	# and none of their PCs is missing for a rule the converter knows.
+	if [ "$arch" = x86_64 ]; then
+		flex=$(echo "$totals" | sed -n 's/^flex_bytes=//p')
+		mask=$(echo "$totals" | sed -n 's/^pcmask_bytes=//p')
+		gone=$(echo "$totals" |
+			sed -n 's/^missing\.\(cfa-expression\|cfa-register\|plt-expression\)=//p' |
+			awk '{ t += $1 } END { print t + 0 }')
+		if [ "${flex:-0}" -gt 0 ] && [ "${mask:-0}" -gt 0 ] && [ "$gone" = 0 ]; then
+			ktap_test_pass "$arch: gas's flex (${flex} bytes) and PC-mask (${mask} bytes) functions converted"
+		else
+			ktap_test_fail "$arch: gas's flex (${flex:-0} bytes) and PC-mask (${mask:-0} bytes) functions converted ($gone PCs missing for CFA rules)"
+		fi
 	fi
 done
 tap_done

@@ -40,6 +40,7 @@ const char *const cfi_reason_name[CFI_NR_REASONS] = {
 	[CFI_TOO_DEEP]		= "remember-too-deep",
 	[CFI_TOO_LONG]		= "too-long",
 	[CFI_CFA_EXPR]		= "cfa-expression",
+	[CFI_PLT]		= "plt-expression",
 	[CFI_CFA_REG]		= "cfa-register",
 	[CFI_RA_RULE]		= "ra-rule",
 	[CFI_FP_RULE]		= "fp-rule",
@@ -127,6 +128,84 @@ static void skip_block(struct cur *c)
 
 	if (!c->bad && take(c, len))
 		c->pos += len;
+}
+
+/* The forms of DWARF expression that SFrame can say, as recognized. */
+struct expr {
+	enum { EXPR_OTHER, EXPR_BREG, EXPR_PLT } kind;
+	unsigned int reg;	/* EXPR_BREG: reg + off, or *(reg + off) */
+	int64_t off;
+	bool deref;
+	unsigned int plt;	/* EXPR_PLT: where the second CFA begins */
+};
+
+/* DW_OP_breg0..31 and DW_OP_bregx: a register plus a signed constant */
+static bool rd_breg(struct cur *c, unsigned int *reg, int64_t *off)
+{
+	uint8_t op = rd_u8(c);
+	uint64_t r;
+
+	if (op >= 0x70 && op <= 0x8f)
+		r = op - 0x70;
+	else if (op == 0x92)
+		r = rd_uleb(c);
+	else
+		return false;
+	*off = rd_sleb(c);
+	if (c->bad || r > UINT16_MAX)
+		return false;
+	*reg = r;
+	return true;
+}
+
+/*
+ * Read the expression block at @c into @x: "breg N, off" (an address),
+ * the same followed by DW_OP_deref (a value read there), or the CFA of the
+ * lazy-binding entries of an x86_64 PLT as ld writes it,
+ *	breg7 (rsp) 8; breg16 (rip) 0; lit15; and; litK; ge; lit3; shl; plus
+ * that is RSP + 8, plus 8 once the entry has pushed its index (byte K of
+ * each 16-byte entry on).  Anything else is EXPR_OTHER.
+ */
+static void rd_expr(struct cur *c, unsigned int machine, struct expr *x)
+{
+	static const uint8_t plt_tail[] = { 0x3f, 0x1a, 0, 0x2a, 0x33, 0x24,
+					    0x22 };
+	uint64_t len = rd_uleb(c);
+	struct cur e = *c;
+	unsigned int reg;
+	int64_t off;
+	size_t i;
+
+	x->kind = EXPR_OTHER;
+	if (c->bad || !take(c, len))
+		return;
+	c->pos += len;
+	e.end = e.pos + len;
+
+	if (!rd_breg(&e, &x->reg, &x->off))
+		return;
+	if (e.pos == e.end) {
+		x->kind = EXPR_BREG;
+		x->deref = false;
+		return;
+	}
+	if (e.end - e.pos == 1 && e.data[e.pos] == 0x06) {	/* deref */
+		x->kind = EXPR_BREG;
+		x->deref = true;
+		return;
+	}
+	if (machine != EM_X86_64 || x->reg != 7 || x->off != 8 ||
+	    !rd_breg(&e, &reg, &off) || reg != 16 || off ||
+	    e.end - e.pos != sizeof(plt_tail))
+		return;
+	for (i = 0; i < sizeof(plt_tail); i++) {
+		uint8_t b = e.data[e.pos + i];
+
+		if (i == 2 ? b < 0x31 || b > 0x3f : b != plt_tail[i])
+			return;
+	}
+	x->kind = EXPR_PLT;
+	x->plt = e.data[e.pos + 2] - 0x30;
 }
 
 /*
@@ -391,7 +470,8 @@ int cfi_next_fde(const struct cfi_section *s, size_t *pos,
 
 /* The state of the registers SFrame tracks. */
 struct state {
-	bool cfa_expr;
+	bool cfa_expr, cfa_deref;
+	unsigned int cfa_plt;
 	unsigned int cfa_reg;
 	int64_t cfa_off;
 	struct cfi_rule ra, fp;
@@ -427,6 +507,7 @@ static int set_rule(struct machine *m, uint64_t reg, enum cfi_rule_kind kind,
 
 	if (r) {
 		r->kind = kind;
+		r->reg = 0;
 		r->off = off;
 	}
 	if (r == &m->cur.fp)
@@ -444,6 +525,47 @@ static void restore_rule(struct machine *m, uint64_t reg)
 	*r = *reg_rule(&m->init, m, reg);
 	if (r == &m->cur.fp)
 		m->cur.fp_restored = true;
+}
+
+/* A CFA rule of register and offset (DW_CFA_def_cfa and the like) */
+static void set_cfa_plain(struct machine *m)
+{
+	m->cur.cfa_expr = false;
+	m->cur.cfa_deref = false;
+	m->cur.cfa_plt = 0;
+}
+
+/*
+ * DWARF allows a new register or offset only on a rule of register and
+ * offset: one on a rule by expression makes the rule one that nobody can
+ * read, left out as an expression is.
+ */
+static void keep_cfa_plain(struct machine *m)
+{
+	if (m->cur.cfa_deref || m->cur.cfa_plt) {
+		set_cfa_plain(m);
+		m->cur.cfa_expr = true;
+	}
+}
+
+/* A CFA rule by expression: the forms SFrame can say, or cfa_expr */
+static void set_cfa_expr(struct machine *m, const struct expr *x)
+{
+	set_cfa_plain(m);
+	switch (x->kind) {
+	case EXPR_BREG:
+		m->cur.cfa_reg = x->reg;
+		m->cur.cfa_off = x->off;
+		m->cur.cfa_deref = x->deref;
+		break;
+	case EXPR_PLT:
+		m->cur.cfa_reg = m->s->arch->sp;
+		m->cur.cfa_off = 8;
+		m->cur.cfa_plt = x->plt;
+		break;
+	default:
+		m->cur.cfa_expr = true;
+	}
 }
 
 static int factored(const struct machine *m, int64_t v, int64_t *off)
@@ -465,6 +587,8 @@ static int advance(struct machine *m, uint64_t to)
 		return to < m->loc ? -CFI_BAD_OP : 0;
 	r.pc = m->loc;
 	r.cfa_expr = m->cur.cfa_expr;
+	r.cfa_deref = m->cur.cfa_deref;
+	r.cfa_plt = m->cur.cfa_plt;
 	r.cfa_reg = m->cur.cfa_reg;
 	r.cfa_off = m->cur.cfa_off;
 	r.ra = m->cur.ra;
@@ -490,6 +614,7 @@ static int advance_by(struct machine *m, uint64_t delta)
 static int run(struct machine *m, size_t pos, size_t end, bool in_cie)
 {
 	struct cur c = { m->s->data, pos, end, false };
+	struct expr x;
 	int64_t off;
 	int ret = 0;
 
@@ -568,19 +693,32 @@ static int run(struct machine *m, size_t pos, size_t end, bool in_cie)
 		case 0x0c:	/* DW_CFA_def_cfa */
 			m->cur.cfa_reg = rd_uleb(&c);
 			m->cur.cfa_off = (int64_t)rd_uleb(&c);
-			m->cur.cfa_expr = false;
+			set_cfa_plain(m);
 			break;
 		case 0x0d:	/* DW_CFA_def_cfa_register */
 			m->cur.cfa_reg = rd_uleb(&c);
+			keep_cfa_plain(m);
 			break;
 		case 0x0e:	/* DW_CFA_def_cfa_offset */
 			m->cur.cfa_off = (int64_t)rd_uleb(&c);
+			keep_cfa_plain(m);
 			break;
 		case 0x0f:	/* DW_CFA_def_cfa_expression */
-			skip_block(&c);
-			m->cur.cfa_expr = true;
+			rd_expr(&c, m->s->arch->machine, &x);
+			set_cfa_expr(m, &x);
 			break;
 		case 0x10:	/* DW_CFA_expression */
+			reg = rd_uleb(&c);
+			rd_expr(&c, m->s->arch->machine, &x);
+			/* The register is saved at the expression's value */
+			if (x.kind == EXPR_BREG && !x.deref) {
+				ret = set_rule(m, reg, RULE_REG_OFFSET, x.off);
+				if (reg_rule(&m->cur, m, reg))
+					reg_rule(&m->cur, m, reg)->reg = x.reg;
+			} else {
+				ret = set_rule(m, reg, RULE_OTHER, 0);
+			}
+			break;
 		case 0x16:	/* DW_CFA_val_expression */
 			reg = rd_uleb(&c);
 			skip_block(&c);
@@ -595,10 +733,11 @@ static int run(struct machine *m, size_t pos, size_t end, bool in_cie)
 		case 0x12:	/* DW_CFA_def_cfa_sf */
 			m->cur.cfa_reg = rd_uleb(&c);
 			ret = factored(m, rd_sleb(&c), &m->cur.cfa_off);
-			m->cur.cfa_expr = false;
+			set_cfa_plain(m);
 			break;
 		case 0x13:	/* DW_CFA_def_cfa_offset_sf */
 			ret = factored(m, rd_sleb(&c), &m->cur.cfa_off);
+			keep_cfa_plain(m);
 			break;
 		case 0x14:	/* DW_CFA_val_offset */
 		case 0x15:	/* DW_CFA_val_offset_sf */

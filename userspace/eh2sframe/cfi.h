@@ -21,6 +21,7 @@ enum cfi_reason {
 	CFI_TOO_DEEP,		/* remember_state nested too deeply */
 	CFI_TOO_LONG,		/* more rows or bytes than one FDE may have */
 	CFI_CFA_EXPR,		/* CFA given by a DWARF expression */
+	CFI_PLT,		/* the PLT's expression, not on a whole PLT */
 	CFI_CFA_REG,		/* CFA based on a register but SP or FP */
 	CFI_RA_RULE,		/* return address not where SFrame has it */
 	CFI_FP_RULE,		/* frame pointer saved other than at CFA + k */
@@ -38,18 +39,29 @@ enum cfi_rule_kind {
 	RULE_SAME,		/* same value (or unspecified) */
 	RULE_UNDEF,		/* undefined: for the RA, the outermost frame */
 	RULE_OFFSET,		/* saved at CFA + off */
+	RULE_REG_OFFSET,	/* saved at reg + off (DW_CFA_expression) */
 	RULE_OTHER,		/* in another register, by expression, ... */
 };
 
 struct cfi_rule {
 	enum cfi_rule_kind kind;
+	unsigned int reg;	/* RULE_REG_OFFSET's */
 	int64_t off;
 };
 
 /* One row of the table: the rules from @pc up to the next row. */
 struct cfi_row {
 	uint64_t pc;
+	/*
+	 * The CFA is cfa_reg + cfa_off, or *(cfa_reg + cfa_off) if cfa_deref
+	 * (a DW_CFA_def_cfa_expression of those forms, as a function that
+	 * realigns its stack through DRAP has).  cfa_plt is the x86_64 PLT's
+	 * expression, SP + 8, plus 8 from byte cfa_plt of each 16-byte entry
+	 * on; cfa_expr is any other expression.
+	 */
 	bool cfa_expr;
+	unsigned int cfa_plt;
+	bool cfa_deref;
 	unsigned int cfa_reg;
 	int64_t cfa_off;
 	struct cfi_rule ra, fp;

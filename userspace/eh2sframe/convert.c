@@ -48,12 +48,19 @@ void *xrealloc(void *p, size_t n, size_t size)
 	return p;
 }
 
+/* The PLT's entries are this long, on x86_64 (see rd_expr() in cfi.c) */
+#define PLT_ENTRY	16
+
 /* State of the conversion of one function, for the row callback. */
 struct conv {
 	const struct object *obj;
 	const struct cfi_fde *fde;
 	struct fre *fres;
 	uint32_t nr, cap;
+	bool flex;
+	/* The PLT's expression: from plt_pc to the end, turning at plt_at */
+	uint64_t plt_pc;
+	unsigned int plt_at;
 };
 
 static bool fits32(int64_t v)
@@ -72,12 +79,20 @@ static int row_to_fre(const struct arch *a, const struct cfi_row *r,
 	}
 	if (r->cfa_expr)
 		return CFI_CFA_EXPR;
-	if (r->cfa_reg != a->cfi.sp && r->cfa_reg != a->cfi.fp)
-		return CFI_CFA_REG;
 	if (!fits32(r->cfa_off))
 		return CFI_OFFSET;
-	f->sp_based = r->cfa_reg == a->cfi.sp;
 	f->cfa = r->cfa_off;
+	f->cfa_reg = r->cfa_reg;
+	f->cfa_deref = r->cfa_deref;
+	if (!r->cfa_deref &&
+	    (r->cfa_reg == a->cfi.sp || r->cfa_reg == a->cfi.fp)) {
+		f->sp_based = r->cfa_reg == a->cfi.sp;
+	} else if (a->fixed_ra) {
+		/* Flex FDEs are x86_64's only, as gas makes them. */
+		f->flex = true;
+	} else {
+		return r->cfa_deref ? CFI_CFA_EXPR : CFI_CFA_REG;
+	}
 
 	switch (r->ra.kind) {
 	case RULE_OFFSET:
@@ -115,6 +130,17 @@ static int row_to_fre(const struct arch *a, const struct cfi_row *r,
 		f->has_fp = true;
 		f->fp = r->fp.off;
 		break;
+	case RULE_REG_OFFSET:
+		if (!a->fixed_ra)
+			return CFI_FP_RULE;
+		if (!fits32(r->fp.off))
+			return CFI_OFFSET;
+		f->has_fp = true;
+		f->fp = r->fp.off;
+		f->fp_at_reg = true;
+		f->fp_reg = r->fp.reg;
+		f->flex = true;
+		break;
 	default:
 		return CFI_FP_RULE;
 	}
@@ -127,7 +153,9 @@ static bool same_rules(const struct fre *a, const struct fre *b)
 	       a->mangled == b->mangled && a->has_ra == b->has_ra &&
 	       a->has_fp == b->has_fp && a->cfa == b->cfa &&
 	       a->ra == b->ra && a->fp == b->fp &&
-	       a->fp_restored == b->fp_restored;
+	       a->fp_restored == b->fp_restored && a->flex == b->flex &&
+	       a->cfa_reg == b->cfa_reg && a->cfa_deref == b->cfa_deref &&
+	       a->fp_at_reg == b->fp_at_reg && a->fp_reg == b->fp_reg;
 }
 
 static int add_row(const struct cfi_row *r, uint64_t end, void *arg)
@@ -137,6 +165,14 @@ static int add_row(const struct cfi_row *r, uint64_t end, void *arg)
 	int reason;
 
 	(void)end;
+	/* The PLT's expression must run to the end of the FDE. */
+	if (cv->plt_pc)
+		return -CFI_PLT;
+	if (r->cfa_plt) {
+		cv->plt_pc = r->pc;
+		cv->plt_at = r->cfa_plt;
+		return 0;
+	}
 	reason = row_to_fre(cv->obj->arch, r, &f);
 	if (reason)
 		return -reason;
@@ -150,6 +186,43 @@ static int add_row(const struct cfi_row *r, uint64_t end, void *arg)
 		cv->fres = xrealloc(cv->fres, cv->cap, sizeof(*cv->fres));
 	}
 	cv->fres[cv->nr++] = f;
+	cv->flex |= f.flex;
+	return 0;
+}
+
+static void add_func(struct object *o, const struct func *f)
+{
+	if (o->nr_funcs == o->cap_funcs) {
+		o->cap_funcs = o->cap_funcs ? 2 * o->cap_funcs : 64;
+		o->funcs = xrealloc(o->funcs, o->cap_funcs, sizeof(*o->funcs));
+	}
+	o->funcs[o->nr_funcs++] = *f;
+}
+
+/*
+ * The lazy-binding entries of an x86_64 PLT, from @pc to @end, as ld's own
+ * .sframe has them: a PC-mask FDE whose two FREs apply to every 16-byte
+ * entry, CFA at SP + 8, and at SP + 16 from byte @at on (the entry's push).
+ */
+static int plt_func(struct object *o, const struct cfi_fde *fde, uint64_t pc,
+		    unsigned int at)
+{
+	uint64_t size = fde->start + fde->size - pc;
+	struct fre *fres;
+
+	if (!size || size % PLT_ENTRY || at >= PLT_ENTRY)
+		return CFI_PLT;
+	fres = xrealloc(NULL, 2, sizeof(*fres));
+	memset(fres, 0, 2 * sizeof(*fres));
+	fres[0].sp_based = fres[1].sp_based = true;
+	fres[0].cfa_reg = fres[1].cfa_reg = o->arch->cfi.sp;
+	fres[0].cfa = 8;
+	fres[1].start = at;
+	fres[1].cfa = 16;
+	add_func(o, &(struct func) {
+		.start = pc, .size = size, .rep = PLT_ENTRY,
+		.signal = fde->signal, .fres = fres, .nr_fres = 2,
+	});
 	return 0;
 }
 
@@ -197,21 +270,25 @@ void convert_section(struct object *o, const struct cfi_section *sec)
 			continue;
 		}
 		ret = cfi_rows(s, &fde, add_row, &cv);
+		if (!ret && cv.plt_pc)
+			ret = -plt_func(o, &fde, cv.plt_pc, cv.plt_at);
 		if (ret) {
 			free(cv.fres);
 			count_out(o, -ret, fde.start, fde.size);
 			continue;
 		}
-		if (o->nr_funcs == o->cap_funcs) {
-			o->cap_funcs = o->cap_funcs ? 2 * o->cap_funcs : 64;
-			o->funcs = xrealloc(o->funcs, o->cap_funcs,
-					    sizeof(*o->funcs));
+		/* The PLT's first entry, before its expression, if any */
+		if (!cv.nr) {
+			free(cv.fres);
+			continue;
 		}
-		o->funcs[o->nr_funcs++] = (struct func) {
-			.start = fde.start, .size = fde.size,
+		add_func(o, &(struct func) {
+			.start = fde.start,
+			.size = (cv.plt_pc ? cv.plt_pc : fde.start + fde.size) -
+				fde.start,
 			.signal = fde.signal, .key_b = fde.key_b,
-			.fres = cv.fres, .nr_fres = cv.nr,
-		};
+			.flex = cv.flex, .fres = cv.fres, .nr_fres = cv.nr,
+		});
 	}
 }
 
@@ -245,16 +322,46 @@ void sort_funcs(struct object *o)
 	o->nr_funcs = n;
 }
 
+/*
+ * The words of @f in a flex FDE, as gas writes them: the CFA's control
+ * word and offset; then, if the FP is saved, the RA's rule (one zero word:
+ * none, the ABI's fixed offset from the CFA) and the FP's control word and
+ * offset.  A control word is the DWARF register number shifted left by 3,
+ * bit 1 to read the value at the address, bit 0 when based on the
+ * register (else on the CFA).
+ */
+static unsigned int flex_words(const struct arch *a, const struct fre *f,
+			       int32_t *w)
+{
+	unsigned int n = 0, reg;
+
+	reg = f->flex ? f->cfa_reg : f->sp_based ? a->cfi.sp : a->cfi.fp;
+	w[n++] = SFRAME_V3_FLEX_FDE_CTRLWORD_ENCODE(reg, f->cfa_deref, 1);
+	w[n++] = f->cfa;
+	if (f->has_fp) {
+		w[n++] = 0;
+		w[n++] = f->fp_at_reg ?
+			 SFRAME_V3_FLEX_FDE_CTRLWORD_ENCODE(f->fp_reg, 1, 1) :
+			 SFRAME_V3_FLEX_FDE_CTRLWORD_ENCODE(0, 1, 0);
+		w[n++] = f->fp;
+	}
+	return n;
+}
+
 /* Encode @f's words in the smallest size that holds them all. */
-static void encode_fre(const struct arch *a, const struct fre *f,
+static void encode_fre(const struct arch *a, const struct fre *f, bool flex,
 		       sframe_frame_row_entry *e)
 {
-	int32_t w[3];
+	int32_t w[5];
 	unsigned int n = 0, size = 1, code = SFRAME_FRE_DATAWORD_1B, i, j;
 
 	memset(e, 0, sizeof(*e));
 	e->fre_start_addr = f->start;
-	if (!f->outermost) {
+	if (f->outermost) {
+		/* no words */
+	} else if (flex) {
+		n = flex_words(a, f, w);
+	} else {
 		w[n++] = f->cfa;
 		if (f->has_ra || (f->has_fp && !a->fixed_ra))
 			w[n++] = f->ra;
@@ -276,7 +383,9 @@ static void encode_fre(const struct arch *a, const struct fre *f,
 		for (j = 0; j < size; j++)
 			e->fre_datawords[i * size + j] =
 				(uint32_t)w[i] >> (8 * j);
-	e->fre_info = SFRAME_V1_FRE_INFO(f->sp_based ? SFRAME_BASE_REG_SP :
+	/* A flex FRE names its base register in its words; gas leaves 0. */
+	e->fre_info = SFRAME_V1_FRE_INFO(f->sp_based && !flex ?
+					 SFRAME_BASE_REG_SP :
 					 SFRAME_BASE_REG_FP, n, code);
 	e->fre_info = SFRAME_V1_FRE_INFO_UPDATE_MANGLED_RA_P(f->mangled,
 							     e->fre_info);
@@ -307,19 +416,22 @@ char *encode(const struct object *o, uint64_t at, size_t *size)
 		/* Of the FDE about to be added: "not there yet" is expected. */
 		field = sframe_encoder_get_offsetof_fde_start_addr(e, i,
 								   &ignored);
-		info = SFRAME_V3_FDE_FUNC_INFO(SFRAME_V3_FDE_PCTYPE_INC,
+		info = SFRAME_V3_FDE_FUNC_INFO(f->rep ? SFRAME_V3_FDE_PCTYPE_MASK :
+					       SFRAME_V3_FDE_PCTYPE_INC,
 					       sframe_calc_fre_type(f->size));
 		info = SFRAME_V3_FDE_UPDATE_PAUTH_KEY(f->key_b, info);
 		info = SFRAME_V3_FDE_UPDATE_SIGNAL_P(f->signal, info);
-		info2 = SFRAME_V3_SET_FDE_TYPE(info2, SFRAME_FDE_TYPE_DEFAULT);
+		info2 = SFRAME_V3_SET_FDE_TYPE(info2, f->flex ?
+					       SFRAME_FDE_TYPE_FLEX :
+					       SFRAME_FDE_TYPE_DEFAULT);
 		if (!err)
 			err = sframe_encoder_add_funcdesc_v3(e,
 				(int64_t)(f->start - (at + field)), f->size,
-				info, info2, 0, f->nr_fres);
+				info, info2, f->rep, f->nr_fres);
 		for (j = 0; j < f->nr_fres && !err; j++) {
 			sframe_frame_row_entry fre;
 
-			encode_fre(a, &f->fres[j], &fre);
+			encode_fre(a, &f->fres[j], f->flex, &fre);
 			err = sframe_encoder_add_fre(e, i, &fre);
 		}
 		if (err && conv_verbose)

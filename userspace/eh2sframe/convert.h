@@ -27,12 +27,22 @@ struct fre {
 	bool has_ra, has_fp;
 	int32_t cfa, ra, fp;
 	bool fp_restored;	/* for the comparison only */
+	/*
+	 * Rules that only a flex FDE can say (x86_64): the CFA based on
+	 * another register than SP or FP, or read from the stack (DRAP), the
+	 * FP saved at a register plus fp rather than at the CFA plus fp.
+	 */
+	bool flex;
+	bool cfa_deref, fp_at_reg;
+	uint16_t cfa_reg, fp_reg;	/* DWARF numbers */
 };
 
 /* A converted function */
 struct func {
 	uint64_t start, size;
 	bool signal, key_b;
+	bool flex;		/* a flex FDE: one of its FREs needs it */
+	uint8_t rep;		/* a PC-mask FDE's block size (the PLT), or 0 */
 	struct fre *fres;
 	uint32_t nr_fres;
 };
