@@ -7,7 +7,9 @@
 # writes for it; everything else under the prefix (a script, a
 # relocatable object, a FIFO, a symbolic link) is skipped without an
 # error; a second run finds every table current and writes none; -f
-# writes them again.  The objects are the toolchain root's own.
+# writes them again.  Run by root, it skips objects that root does not
+# own or that others may write: set-user-ID programs trust the tables.
+# The objects are the toolchain root's own.
 
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -33,6 +35,11 @@ printf '#!/bin/sh\necho not an object\n' > "$pre/bin/script"
 printf 'int f(void) { return 1; }\n' > "$work/f.c"
 inroot gcc -c -o "$pre/lib/f.o" "$work/f.c"
 mkfifo "$pre/lib/fifo"
+# Objects that a table written by root must not be made for
+cp "$ROOT/usr/bin/dash" "$pre/lib/not-roots"
+chown 65534 "$pre/lib/not-roots"
+cp "$ROOT/usr/bin/dash" "$pre/lib/group-writable"
+chmod g+w "$pre/lib/group-writable"
 
 tap_start "$tree"
 
@@ -42,20 +49,24 @@ build_id()
 	inroot readelf -n "$1" | sed -n 's/.*Build ID: *//p'
 }
 
+# run ARG...: eh2sframe's output; its status in $rc.  A FIFO opened by
+# mistake would block it: the timeout turns that into a failure.
 run()
 {
-	timeout 120 "$top/lib/inroot" "$bin/eh2sframe" "$@"
+	rc=0
+	timeout 120 "$top/lib/inroot" "$bin/eh2sframe" "$@" || rc=$?
 }
 
-first=$(run -d "$work/tables" "$pre" 2> "$work/err")
+run -d "$work/tables" "$pre" > "$work/first" 2> "$work/err"
+is "eh2sframe-tree: the first run succeeds" 0 "$rc"
 is "eh2sframe-tree: one line per object met (bash twice, by its links)" \
-	3 "$(echo "$first" | wc -l)"
+	3 "$(wc -l < "$work/first")"
 is "eh2sframe-tree: two tables written" \
-	2 "$(echo "$first" | grep -c ' table_size=[1-9]')"
+	2 "$(grep -c ' table_size=[1-9]' "$work/first")"
 # The FIFO and the symbolic link are not regular files: not even opened
 # (a FIFO would block the open), so not counted.
-is "eh2sframe-tree: the script and the relocatable object skipped" \
-	"eh2sframe: 2 files under the prefixes are not objects to convert" \
+is "eh2sframe-tree: the script, the relocatable object and the two objects root must not trust skipped" \
+	"eh2sframe: 4 files under the prefixes are not objects to convert" \
 	"$(cat "$work/err")"
 
 same=yes
@@ -63,16 +74,21 @@ for f in bin/bash lib/sub/dash; do
 	id=$(build_id "$pre/$f")
 	t=$work/tables/.build-id/${id:0:2}/${id:2}.sframe
 	run -o "$work/one.sframe" "$pre/$f" > /dev/null
+	[ "$rc" = 0 ] || { same=no; echo "# $f: -o failed ($rc)"; }
 	cmp -s "$t" "$work/one.sframe" || { same=no; echo "# $f: $t differs from -o's table"; }
 done
 is "eh2sframe-tree: each table is -o's, at its object's build-id" yes "$same"
 
-second=$(run -d "$work/tables" "$pre" 2> /dev/null)
+run -d "$work/tables" "$pre" > "$work/second" 2> /dev/null
 is "eh2sframe-tree: a second run finds every table current" \
-	3 "$(echo "$second" | grep -c ' current=1$')"
+	"0 3" "$rc $(grep -c ' current=1$' "$work/second")"
 
-forced=$(run -f -d "$work/tables" "$pre" 2> /dev/null)
+# -f writes each table again: new files, renamed over the old ones.
+before=$(find "$work/tables" -type f -printf '%i\n' | sort)
+run -f -d "$work/tables" "$pre" > "$work/forced" 2> /dev/null
+after=$(find "$work/tables" -type f -printf '%i\n' | sort)
 is "eh2sframe-tree: -f writes them again" \
-	0 "$(echo "$forced" | grep -c ' current=1$')"
+	"0 3 yes" \
+	"$rc $(grep -c ' table_size=[1-9]' "$work/forced") $([ "$before" != "$after" ] && echo yes)"
 
 tap_done

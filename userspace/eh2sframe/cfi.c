@@ -121,6 +121,14 @@ static int64_t rd_sleb(struct cur *c)
 	return (int64_t)rd_leb(c, true);
 }
 
+/* A register number: CFI_NO_REG for one no machine has */
+static unsigned int rd_reg(struct cur *c)
+{
+	uint64_t r = rd_uleb(c);
+
+	return r > UINT16_MAX ? CFI_NO_REG : (unsigned int)r;
+}
+
 /* Skip a DWARF expression block: its length, then its bytes. */
 static void skip_block(struct cur *c)
 {
@@ -471,6 +479,8 @@ int cfi_next_fde(const struct cfi_section *s, size_t *pos,
 /* The state of the registers SFrame tracks. */
 struct state {
 	bool cfa_expr, cfa_deref;
+	bool cfa_from_expr;	/* any DW_CFA_def_cfa_expression */
+	bool cfa_reg_set;	/* DW_CFA_def_cfa_register at this location */
 	unsigned int cfa_plt;
 	unsigned int cfa_reg;
 	int64_t cfa_off;
@@ -532,6 +542,7 @@ static void set_cfa_plain(struct machine *m)
 {
 	m->cur.cfa_expr = false;
 	m->cur.cfa_deref = false;
+	m->cur.cfa_from_expr = false;
 	m->cur.cfa_plt = 0;
 }
 
@@ -542,7 +553,7 @@ static void set_cfa_plain(struct machine *m)
  */
 static void keep_cfa_plain(struct machine *m)
 {
-	if (m->cur.cfa_deref || m->cur.cfa_plt) {
+	if (m->cur.cfa_from_expr) {
 		set_cfa_plain(m);
 		m->cur.cfa_expr = true;
 	}
@@ -552,6 +563,7 @@ static void keep_cfa_plain(struct machine *m)
 static void set_cfa_expr(struct machine *m, const struct expr *x)
 {
 	set_cfa_plain(m);
+	m->cur.cfa_from_expr = true;
 	switch (x->kind) {
 	case EXPR_BREG:
 		m->cur.cfa_reg = x->reg;
@@ -589,6 +601,8 @@ static int advance(struct machine *m, uint64_t to)
 	r.cfa_expr = m->cur.cfa_expr;
 	r.cfa_deref = m->cur.cfa_deref;
 	r.cfa_plt = m->cur.cfa_plt;
+	r.cfa_reg_set = m->cur.cfa_reg_set;
+	m->cur.cfa_reg_set = false;
 	r.cfa_reg = m->cur.cfa_reg;
 	r.cfa_off = m->cur.cfa_off;
 	r.ra = m->cur.ra;
@@ -614,6 +628,7 @@ static int advance_by(struct machine *m, uint64_t delta)
 static int run(struct machine *m, size_t pos, size_t end, bool in_cie)
 {
 	struct cur c = { m->s->data, pos, end, false };
+	unsigned int in;
 	struct expr x;
 	int64_t off;
 	int ret = 0;
@@ -676,8 +691,11 @@ static int run(struct machine *m, size_t pos, size_t end, bool in_cie)
 			break;
 		case 0x09:	/* DW_CFA_register */
 			reg = rd_uleb(&c);
-			rd_uleb(&c);
-			ret = set_rule(m, reg, RULE_OTHER, 0);
+			in = rd_reg(&c);
+			ret = set_rule(m, reg, in == CFI_NO_REG ? RULE_OTHER :
+					       RULE_REG, 0);
+			if (reg_rule(&m->cur, m, reg))
+				reg_rule(&m->cur, m, reg)->reg = in;
 			break;
 		case 0x0a:	/* DW_CFA_remember_state */
 			if (m->depth == CFI_MAX_DEPTH)
@@ -689,14 +707,16 @@ static int run(struct machine *m, size_t pos, size_t end, bool in_cie)
 				return -CFI_BAD_OP;
 			/* The whole row comes back, the CFA rule included. */
 			m->cur = m->stack[--m->depth];
+			m->cur.cfa_reg_set = false;
 			break;
 		case 0x0c:	/* DW_CFA_def_cfa */
-			m->cur.cfa_reg = rd_uleb(&c);
+			m->cur.cfa_reg = rd_reg(&c);
 			m->cur.cfa_off = (int64_t)rd_uleb(&c);
 			set_cfa_plain(m);
 			break;
 		case 0x0d:	/* DW_CFA_def_cfa_register */
-			m->cur.cfa_reg = rd_uleb(&c);
+			m->cur.cfa_reg = rd_reg(&c);
+			m->cur.cfa_reg_set = true;
 			keep_cfa_plain(m);
 			break;
 		case 0x0e:	/* DW_CFA_def_cfa_offset */
@@ -731,7 +751,7 @@ static int run(struct machine *m, size_t pos, size_t end, bool in_cie)
 				ret = set_rule(m, reg, RULE_OFFSET, off);
 			break;
 		case 0x12:	/* DW_CFA_def_cfa_sf */
-			m->cur.cfa_reg = rd_uleb(&c);
+			m->cur.cfa_reg = rd_reg(&c);
 			ret = factored(m, rd_sleb(&c), &m->cur.cfa_off);
 			set_cfa_plain(m);
 			break;

@@ -40,12 +40,16 @@ enum cfi_rule_kind {
 	RULE_UNDEF,		/* undefined: for the RA, the outermost frame */
 	RULE_OFFSET,		/* saved at CFA + off */
 	RULE_REG_OFFSET,	/* saved at reg + off (DW_CFA_expression) */
-	RULE_OTHER,		/* in another register, by expression, ... */
+	RULE_REG,		/* in register reg (DW_CFA_register) */
+	RULE_OTHER,		/* by another expression, ... */
 };
+
+/* A register number too big to be one: no rule is based on it. */
+#define CFI_NO_REG	0xffffffffu
 
 struct cfi_rule {
 	enum cfi_rule_kind kind;
-	unsigned int reg;	/* RULE_REG_OFFSET's */
+	unsigned int reg;	/* RULE_REG_OFFSET's and RULE_REG's */
 	int64_t off;
 };
 
@@ -62,8 +66,9 @@ struct cfi_row {
 	bool cfa_expr;
 	unsigned int cfa_plt;
 	bool cfa_deref;
-	unsigned int cfa_reg;
+	unsigned int cfa_reg;	/* CFI_NO_REG: one that cannot be */
 	int64_t cfa_off;
+	bool cfa_reg_set;	/* by DW_CFA_def_cfa_register at this row */
 	struct cfi_rule ra, fp;
 	bool ra_mangled;
 	bool fp_restored;	/* FP's rule is the CIE's, by DW_CFA_restore */

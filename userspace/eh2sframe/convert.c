@@ -19,9 +19,11 @@
 bool conv_verbose;
 
 static const struct arch arches[] = {
-	{ { EM_X86_64, 7, 6, 16 }, "x86_64", SFRAME_ABI_AMD64_ENDIAN_LITTLE, -8 },
+	/* x86_64 flex FDEs, as gas makes them, name RAX to R15 (0-15). */
+	{ { EM_X86_64, 7, 6, 16 }, "x86_64", SFRAME_ABI_AMD64_ENDIAN_LITTLE, -8,
+	  16 },
 	{ { EM_AARCH64, 31, 29, 30 }, "aarch64",
-	  SFRAME_ABI_AARCH64_ENDIAN_LITTLE, 0 },
+	  SFRAME_ABI_AARCH64_ENDIAN_LITTLE, 0, 0 },
 };
 
 const struct arch *arch_find(unsigned int machine)
@@ -59,6 +61,7 @@ struct conv {
 	uint32_t nr, cap;
 	bool flex;
 	/* The PLT's expression: from plt_pc to the end, turning at plt_at */
+	bool plt;
 	uint64_t plt_pc;
 	unsigned int plt_at;
 };
@@ -84,11 +87,11 @@ static int row_to_fre(const struct arch *a, const struct cfi_row *r,
 	f->cfa = r->cfa_off;
 	f->cfa_reg = r->cfa_reg;
 	f->cfa_deref = r->cfa_deref;
+	f->cfa_reg_set = r->cfa_reg_set;
 	if (!r->cfa_deref &&
 	    (r->cfa_reg == a->cfi.sp || r->cfa_reg == a->cfi.fp)) {
 		f->sp_based = r->cfa_reg == a->cfi.sp;
-	} else if (a->fixed_ra) {
-		/* Flex FDEs are x86_64's only, as gas makes them. */
+	} else if (r->cfa_reg < a->flex_regs) {
 		f->flex = true;
 	} else {
 		return r->cfa_deref ? CFI_CFA_EXPR : CFI_CFA_REG;
@@ -97,8 +100,13 @@ static int row_to_fre(const struct arch *a, const struct cfi_row *r,
 	switch (r->ra.kind) {
 	case RULE_OFFSET:
 		if (a->fixed_ra) {
-			if (r->ra.off != a->fixed_ra)
+			if (r->ra.off == a->fixed_ra)
+				break;
+			/* Elsewhere on the stack: a flex FDE's RA rule */
+			if (!a->flex_regs || !fits32(r->ra.off))
 				return CFI_RA_RULE;
+			f->flex = f->ra_explicit = true;
+			f->ra = r->ra.off;
 			break;
 		}
 		if (!fits32(r->ra.off))
@@ -110,6 +118,13 @@ static int row_to_fre(const struct arch *a, const struct cfi_row *r,
 		/* Still in the link register: AArch64 only. */
 		if (a->fixed_ra)
 			return CFI_RA_RULE;
+		break;
+	case RULE_REG:
+		/* In another register (context switches): flex */
+		if (r->ra.reg >= a->flex_regs)
+			return CFI_RA_RULE;
+		f->flex = f->ra_explicit = f->ra_in_reg = true;
+		f->ra_reg = r->ra.reg;
 		break;
 	default:
 		return CFI_RA_RULE;
@@ -131,13 +146,15 @@ static int row_to_fre(const struct arch *a, const struct cfi_row *r,
 		f->fp = r->fp.off;
 		break;
 	case RULE_REG_OFFSET:
-		if (!a->fixed_ra)
+	case RULE_REG:
+		if (r->fp.reg >= a->flex_regs)
 			return CFI_FP_RULE;
 		if (!fits32(r->fp.off))
 			return CFI_OFFSET;
 		f->has_fp = true;
 		f->fp = r->fp.off;
-		f->fp_at_reg = true;
+		f->fp_at_reg = r->fp.kind == RULE_REG_OFFSET;
+		f->fp_in_reg = r->fp.kind == RULE_REG;
 		f->fp_reg = r->fp.reg;
 		f->flex = true;
 		break;
@@ -155,7 +172,10 @@ static bool same_rules(const struct fre *a, const struct fre *b)
 	       a->ra == b->ra && a->fp == b->fp &&
 	       a->fp_restored == b->fp_restored && a->flex == b->flex &&
 	       a->cfa_reg == b->cfa_reg && a->cfa_deref == b->cfa_deref &&
-	       a->fp_at_reg == b->fp_at_reg && a->fp_reg == b->fp_reg;
+	       a->fp_at_reg == b->fp_at_reg && a->fp_in_reg == b->fp_in_reg &&
+	       a->fp_reg == b->fp_reg && a->ra_explicit == b->ra_explicit &&
+	       a->ra_in_reg == b->ra_in_reg && a->ra_reg == b->ra_reg &&
+	       a->cfa_reg_set == b->cfa_reg_set;
 }
 
 static int add_row(const struct cfi_row *r, uint64_t end, void *arg)
@@ -166,9 +186,17 @@ static int add_row(const struct cfi_row *r, uint64_t end, void *arg)
 
 	(void)end;
 	/* The PLT's expression must run to the end of the FDE. */
-	if (cv->plt_pc)
+	if (cv->plt)
 		return -CFI_PLT;
 	if (r->cfa_plt) {
+		struct cfi_row plain = *r;
+
+		/* Its other rules must be those of a call's first byte. */
+		plain.cfa_plt = 0;
+		if (row_to_fre(cv->obj->arch, &plain, &f) || f.outermost ||
+		    f.has_fp || f.flex || !f.sp_based || f.cfa != 8)
+			return -CFI_PLT;
+		cv->plt = true;
 		cv->plt_pc = r->pc;
 		cv->plt_at = r->cfa_plt;
 		return 0;
@@ -210,7 +238,8 @@ static int plt_func(struct object *o, const struct cfi_fde *fde, uint64_t pc,
 	uint64_t size = fde->start + fde->size - pc;
 	struct fre *fres;
 
-	if (!size || size % PLT_ENTRY || at >= PLT_ENTRY)
+	/* The expression counts in the PC's own bits: entries are aligned */
+	if (!size || size % PLT_ENTRY || pc % PLT_ENTRY || at >= PLT_ENTRY)
 		return CFI_PLT;
 	fres = xrealloc(NULL, 2, sizeof(*fres));
 	memset(fres, 0, 2 * sizeof(*fres));
@@ -270,7 +299,7 @@ void convert_section(struct object *o, const struct cfi_section *sec)
 			continue;
 		}
 		ret = cfi_rows(s, &fde, add_row, &cv);
-		if (!ret && cv.plt_pc)
+		if (!ret && cv.plt)
 			ret = -plt_func(o, &fde, cv.plt_pc, cv.plt_at);
 		if (ret) {
 			free(cv.fres);
@@ -284,7 +313,7 @@ void convert_section(struct object *o, const struct cfi_section *sec)
 		}
 		add_func(o, &(struct func) {
 			.start = fde.start,
-			.size = (cv.plt_pc ? cv.plt_pc : fde.start + fde.size) -
+			.size = (cv.plt ? cv.plt_pc : fde.start + fde.size) -
 				fde.start,
 			.signal = fde.signal, .key_b = fde.key_b,
 			.flex = cv.flex, .fres = cv.fres, .nr_fres = cv.nr,
@@ -324,9 +353,8 @@ void sort_funcs(struct object *o)
 
 /*
  * The words of @f in a flex FDE, as gas writes them: the CFA's control
- * word and offset; then, if the FP is saved, the RA's rule (one zero word:
- * none, the ABI's fixed offset from the CFA) and the FP's control word and
- * offset.  A control word is the DWARF register number shifted left by 3,
+ * word and offset; then the RA's, or if the FP is saved and the RA is at
+ * the ABI's fixed offset from the CFA, one zero word; then the FP's.  A control word is the DWARF register number shifted left by 3,
  * bit 1 to read the value at the address, bit 0 when based on the
  * register (else on the CFA).
  */
@@ -338,11 +366,20 @@ static unsigned int flex_words(const struct arch *a, const struct fre *f,
 	reg = f->flex ? f->cfa_reg : f->sp_based ? a->cfi.sp : a->cfi.fp;
 	w[n++] = SFRAME_V3_FLEX_FDE_CTRLWORD_ENCODE(reg, f->cfa_deref, 1);
 	w[n++] = f->cfa;
-	if (f->has_fp) {
-		w[n++] = 0;
-		w[n++] = f->fp_at_reg ?
-			 SFRAME_V3_FLEX_FDE_CTRLWORD_ENCODE(f->fp_reg, 1, 1) :
+	if (f->ra_explicit) {
+		w[n++] = f->ra_in_reg ?
+			 SFRAME_V3_FLEX_FDE_CTRLWORD_ENCODE(f->ra_reg, 0, 1) :
 			 SFRAME_V3_FLEX_FDE_CTRLWORD_ENCODE(0, 1, 0);
+		w[n++] = f->ra;
+	} else if (f->has_fp) {
+		w[n++] = 0;
+	}
+	if (f->has_fp) {
+		if (f->fp_at_reg || f->fp_in_reg)
+			w[n++] = SFRAME_V3_FLEX_FDE_CTRLWORD_ENCODE(f->fp_reg,
+						f->fp_at_reg, 1);
+		else
+			w[n++] = SFRAME_V3_FLEX_FDE_CTRLWORD_ENCODE(0, 1, 0);
 		w[n++] = f->fp;
 	}
 	return n;
@@ -352,7 +389,7 @@ static unsigned int flex_words(const struct arch *a, const struct fre *f,
 static void encode_fre(const struct arch *a, const struct fre *f, bool flex,
 		       sframe_frame_row_entry *e)
 {
-	int32_t w[5];
+	int32_t w[MAX_NUM_DATAWORDS];
 	unsigned int n = 0, size = 1, code = SFRAME_FRE_DATAWORD_1B, i, j;
 
 	memset(e, 0, sizeof(*e));

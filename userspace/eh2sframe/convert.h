@@ -17,6 +17,8 @@ struct arch {
 	const char *name;
 	uint8_t abi;
 	int8_t fixed_ra;
+	/* The registers a flex FDE may name (x86_64), or 0: no flex FDEs */
+	unsigned int flex_regs;
 };
 
 /* One FRE as the converter builds it, before encoding. */
@@ -33,8 +35,13 @@ struct fre {
 	 * FP saved at a register plus fp rather than at the CFA plus fp.
 	 */
 	bool flex;
-	bool cfa_deref, fp_at_reg;
-	uint16_t cfa_reg, fp_reg;	/* DWARF numbers */
+	bool cfa_deref;
+	bool fp_at_reg;		/* FP saved at fp_reg + fp */
+	bool fp_in_reg;		/* FP in register fp_reg */
+	bool ra_explicit;	/* x86_64: RA not at CFA - 8, but at CFA + ra */
+	bool ra_in_reg;		/* ... or in register ra_reg */
+	uint16_t cfa_reg, fp_reg, ra_reg;	/* DWARF numbers */
+	bool cfa_reg_set;	/* for the comparison only, see cfi_row */
 };
 
 /* A converted function */

@@ -115,7 +115,9 @@ static Elf *load(const char *path, struct object *o, int *fd)
 
 	memset(o, 0, sizeof(*o));
 	o->path = path;
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* The tree walk opens the file itself, and hands its descriptor */
+	if (*fd < 0)
+		*fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (*fd < 0) {
 		fprintf(stderr, "%s: %s\n", path, strerror(errno));
 		return NULL;
@@ -381,7 +383,8 @@ static bool gas_restore(const struct object *o, uint64_t pc,
 /*
  * gas keeps the CFA offset of the row before where the CFI sets a new
  * offset and then a new register at one address (.cfi_def_cfa_offset,
- * then .cfi_def_cfa_register), or a new register alone after such a row;
+ * then .cfi_def_cfa_register), or a new register alone after such a row
+ * (the converter's row must begin with a DW_CFA_def_cfa_register);
  * DWARF's DW_CFA_def_cfa_register keeps the offset the rule has.  Seen in
  * glibc's hand-written x86_64 assembly, which moves its CFA to RBX and
  * back around a return in mid-function.  gas's table then differs from
@@ -397,8 +400,9 @@ static bool gas_stale_cfa(const struct object *o, sframe_decoder_ctx *dg,
 	struct answer x = *g, before;
 	int32_t *off, *off_before;
 
-	if (!f || f->start == 0 || g->outermost || m->outermost ||
-	    g->flex != m->flex || (g->flex && g->nr_words < 2))
+	if (!f || f->start == 0 || !f->cfa_reg_set || g->outermost ||
+	    m->outermost || g->flex != m->flex ||
+	    (g->flex && g->nr_words < 2))
 		return false;
 	lookup(dg, func->start + f->start - 1 - at, &before);
 	if (!before.found || before.outermost || before.flex != g->flex ||
@@ -410,6 +414,32 @@ static bool gas_stale_cfa(const struct object *o, sframe_decoder_ctx *dg,
 		return false;
 	*off = m->flex ? m->words[1] : m->cfa;
 	return !memcmp(&x, m, sizeof(x));
+}
+
+/*
+ * gas writes the words of a flex FRE in the size the CFA's offset needs,
+ * and cuts an RA or FP offset that needs more to it: glibc's setcontext
+ * and swapcontext find the RA at CFA + 168 of their ucontext, which gas
+ * writes as the byte -88.  The converter sizes the words by all of them.
+ * gas's table then has, for each word that differs, the converter's word
+ * cut to 8 or 16 bits.
+ */
+static bool gas_cut_word(const struct answer *g, const struct answer *m)
+{
+	bool cut = false;
+	unsigned int i;
+
+	if (!g->flex || !m->flex || g->nr_words != m->nr_words)
+		return false;
+	for (i = 0; i < g->nr_words; i++) {
+		if (g->words[i] == m->words[i])
+			continue;
+		if (g->words[i] != (int8_t)m->words[i] &&
+		    g->words[i] != (int16_t)m->words[i])
+			return false;
+		cut = true;
+	}
+	return cut;
 }
 
 /*
@@ -449,7 +479,8 @@ static int gap_reason(const struct object *o, uint64_t pc)
 static int compare(struct object *o, Elf *elf)
 {
 	unsigned long pcs = 0, same = 0, flex = 0, mask = 0, bad = 0;
-	unsigned long restore = 0, stale = 0, plt_got = 0;
+	unsigned long restore = 0, stale = 0, plt_got = 0, cut = 0;
+	unsigned long missing_flex = 0, missing_mask = 0;
 	uint64_t pg_at = 0;
 	size_t pg_size = 0;
 	unsigned long missing[CFI_NR_REASONS + 1] = { 0 };
@@ -484,6 +515,7 @@ static int compare(struct object *o, Elf *elf)
 	for (i = 0; i < nr; i++) {
 		unsigned char info, info2;
 		uint32_t nfres, fsize, off;
+		bool is_flex, is_mask;
 		int64_t start;
 		uint8_t rep;
 		uint64_t pc, func;
@@ -494,10 +526,11 @@ static int compare(struct object *o, Elf *elf)
 			continue;
 		off = sframe_decoder_get_offsetof_fde_start_addr(dg, i, &err);
 		func = at + off + start;
-		if (SFRAME_V3_FDE_TYPE(info2) == SFRAME_FDE_TYPE_FLEX)
-			flex += fsize;
-		if (SFRAME_V3_FDE_PC_TYPE(info) == SFRAME_V3_FDE_PCTYPE_MASK)
-			mask += fsize;
+		is_flex = SFRAME_V3_FDE_TYPE(info2) == SFRAME_FDE_TYPE_FLEX;
+		is_mask = SFRAME_V3_FDE_PC_TYPE(info) ==
+			  SFRAME_V3_FDE_PCTYPE_MASK;
+		flex += is_flex ? fsize : 0;
+		mask += is_mask ? fsize : 0;
 		for (pc = func; pc < func + fsize; pc++) {
 			struct answer g, m;
 
@@ -506,6 +539,8 @@ static int compare(struct object *o, Elf *elf)
 			lookup(dm, pc - at, &m);
 			if (!m.found && g.found) {
 				missing[gap_reason(o, pc)]++;
+				missing_flex += is_flex;
+				missing_mask += is_mask;
 				continue;
 			}
 			if (!memcmp(&g, &m, sizeof(g))) {
@@ -524,6 +559,10 @@ static int compare(struct object *o, Elf *elf)
 				plt_got++;
 				continue;
 			}
+			if (gas_cut_word(&g, &m)) {
+				cut++;
+				continue;
+			}
 			if (bad++ < 20)
 				fprintf(stderr, "%s: %#llx: .sframe %s, converted %s\n",
 					o->path, (unsigned long long)pc,
@@ -532,8 +571,9 @@ static int compare(struct object *o, Elf *elf)
 		}
 	}
 	n = snprintf(extra, sizeof(extra),
-		     " pcs=%lu same=%lu mismatch=%lu gas_restore=%lu gas_stale_cfa=%lu ld_plt_got=%lu flex_bytes=%lu pcmask_bytes=%lu",
-		     pcs, same, bad, restore, stale, plt_got, flex, mask);
+		     " pcs=%lu same=%lu mismatch=%lu gas_restore=%lu gas_stale_cfa=%lu gas_cut_word=%lu ld_plt_got=%lu flex_bytes=%lu pcmask_bytes=%lu missing_flex=%lu missing_pcmask=%lu",
+		     pcs, same, bad, restore, stale, cut, plt_got, flex, mask,
+		     missing_flex, missing_mask);
 	for (r = 1; r <= CFI_NR_REASONS && n < sizeof(extra); r++)
 		if (missing[r])
 			n += snprintf(extra + n, sizeof(extra) - n,
@@ -617,10 +657,11 @@ static const char *out_path, *out_dir;
 static int status;
 static unsigned long walk_skipped;
 
-static void do_object(const char *path)
+/* Convert @path, or the file open at @fd (-1: open @path) */
+static void do_object(const char *path, int fd)
 {
 	struct object o;
-	int fd, r = 0;
+	int r = 0;
 	Elf *elf = load(path, &o, &fd);
 
 	if (!elf) {
@@ -641,40 +682,66 @@ static void do_object(const char *path)
 }
 
 /*
- * Whether @path is an object to convert when met in a tree: a 64-bit
- * little-endian ELF executable or shared object of an architecture with
- * an SFrame ABI.  Anything else under a prefix (scripts, data, objects of
- * other kinds) is skipped quietly, where naming it is an error.
+ * The file @path that the walk met, opened once, if it is an object to
+ * convert: a regular file still (no FIFO to block on, no symbolic link
+ * put in its place since nftw saw @st), a 64-bit little-endian ELF
+ * executable or shared object of a machine with an SFrame ABI and, when
+ * root converts, owned by root and writable by no one else, since the
+ * table written for it is trusted by set-user-ID programs.  Anything else
+ * under a prefix is skipped quietly (returns -1), where naming it is an
+ * error; a file that cannot be opened is an error (-2).
  */
-static bool walk_candidate(const char *path)
+static int walk_open(const char *path, const struct stat *st)
 {
 	unsigned char id[EI_NIDENT];
-	Elf64_Half hw[2];
-	bool ok = false;
+	unsigned char hw[4];
+	struct stat fst;
 	int fd;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	if (fd < 0)
-		return false;
-	if (pread(fd, id, sizeof(id), 0) == sizeof(id) &&
-	    !memcmp(id, ELFMAG, SELFMAG) && id[EI_CLASS] == ELFCLASS64 &&
-	    id[EI_DATA] == ELFDATA2LSB &&
-	    pread(fd, hw, sizeof(hw), EI_NIDENT) == sizeof(hw))
-		ok = (hw[0] == ET_EXEC || hw[0] == ET_DYN) && arch_find(hw[1]);
+	if (fd < 0) {
+		if (errno == ELOOP || errno == ENXIO)
+			return -1;
+		fprintf(stderr, "%s: %s\n", path, strerror(errno));
+		return -2;
+	}
+	if (fstat(fd, &fst) || !S_ISREG(fst.st_mode) ||
+	    fst.st_dev != st->st_dev || fst.st_ino != st->st_ino ||
+	    (!geteuid() && (fst.st_uid || (fst.st_mode & (S_IWGRP | S_IWOTH)))))
+		goto skip;
+	if (pread(fd, id, sizeof(id), 0) != sizeof(id) ||
+	    memcmp(id, ELFMAG, SELFMAG) || id[EI_CLASS] != ELFCLASS64 ||
+	    id[EI_DATA] != ELFDATA2LSB ||
+	    pread(fd, hw, sizeof(hw), EI_NIDENT) != sizeof(hw))
+		goto skip;
+	/* e_type and e_machine, little-endian whatever the host */
+	if ((hw[0] | hw[1] << 8) != ET_EXEC && (hw[0] | hw[1] << 8) != ET_DYN)
+		goto skip;
+	if (!arch_find(hw[2] | hw[3] << 8))
+		goto skip;
+	if (fcntl(fd, F_SETFL, 0))
+		goto skip;
+	return fd;
+skip:
 	close(fd);
-	return ok;
+	return -1;
 }
 
 static int walk_one(const char *path, const struct stat *st, int type,
 		    struct FTW *ftw)
 {
+	int fd;
+
 	(void)ftw;
 	if (type != FTW_F || !S_ISREG(st->st_mode))
 		return 0;
-	if (walk_candidate(path))
-		do_object(path);
-	else
+	fd = walk_open(path, st);
+	if (fd >= 0)
+		do_object(path, fd);
+	else if (fd == -1)
 		walk_skipped++;
+	else
+		status = status ? status : 1;
 	return 0;
 }
 
@@ -738,7 +805,7 @@ int main(int argc, char **argv)
 		if (mode == 'd' && !stat(argv[i], &st) && S_ISDIR(st.st_mode))
 			walk(argv[i]);
 		else
-			do_object(argv[i]);
+			do_object(argv[i], -1);
 	}
 	if (walk_skipped)
 		fprintf(stderr, "eh2sframe: %lu files under the prefixes are not objects to convert\n",
