@@ -176,8 +176,10 @@ static void print_counts(const struct object *o, const char *extra)
 
 	for (r = 1; r < CFI_NR_REASONS; r++)
 		out += o->left_out[r];
-	printf("%s arch=%s fdes=%lu converted=%zu left_out=%lu bytes=%llu bytes_converted=%llu cfi_size=%llu",
-	       o->path, o->arch->name, o->fdes, o->nr_funcs, out,
+	/* FDEs, not functions: a PLT's one FDE becomes two functions */
+	printf("%s arch=%s fdes=%lu converted=%lu left_out=%lu bytes=%llu bytes_converted=%llu cfi_size=%llu",
+	       o->path, o->arch->name, o->fdes,
+	       o->fdes > out ? o->fdes - out : 0, out,
 	       (unsigned long long)o->bytes,
 	       (unsigned long long)o->bytes_converted,
 	       (unsigned long long)o->cfi_size);
