@@ -3,7 +3,7 @@
 #
 # The user stacks of BPF programs (check/guest/bpf/ustack.c): deferred
 # stacks from bpf_unwind_user_request() for each program type,
-# bpf_get_stack() in a sleepable uprobe, exits and kills, and what the
+# exits and kills, and what the
 # verifier refuses; for the program built with SFrame and without frame
 # pointers, and for the one built with frame pointers (fp/).  Each prints
 # KTAP; this prints a KTAP document of two tests, bpf-ustack-sframe and

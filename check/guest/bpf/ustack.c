@@ -9,10 +9,10 @@
  * sleepable uprobe, perf_event at page faults), the deferred user stack
  * that bpf_unwind_user_request() asked for must be the chain, and the
  * requests of one entry into the kernel must share one cookie and one
- * stack.  bpf_get_stack(BPF_F_USER_STACK) must give the chain in the
- * sleepable program; elsewhere it and bpf_get_stackid() (which sleepable
- * programs cannot use: no stack trace maps there) give what they did
- * before the series (frame pointers only), reported, not checked.  A task that exits
+ * stack.  bpf_get_stack(BPF_F_USER_STACK) and bpf_get_stackid() (which
+ * sleepable programs cannot use: no stack trace maps there) give what
+ * they did before the series (frame pointers only, sleepable programs
+ * included), reported, not checked.  A task that exits
  * in the chain, or is killed in it, gets one answer per cookie.  The
  * verifier must refuse misuse (misuse.bpf.c) with a clear message.
  *
@@ -338,7 +338,7 @@ static void test_uprobe(bool sleepable)
 		ok = check_requests(name,
 				    1u << (sleepable ? SRC_UPROBE_SLEEPABLE :
 							SRC_UPROBE),
-				    3, want_probe, sleepable);
+				    3, want_probe, false);
 	} else {
 		ksft_print_msg("%s: attach: %s\n", name, strerror(errno));
 	}
