@@ -164,6 +164,11 @@ static int row_to_fre(const struct arch *a, const struct cfi_row *r,
 	return 0;
 }
 
+/*
+ * Whether two rows say the same: then the second adds no FRE.  Not
+ * cfa_reg_set: a row that repeats the rules before it has nothing for the
+ * comparison to excuse.
+ */
 static bool same_rules(const struct fre *a, const struct fre *b)
 {
 	return a->outermost == b->outermost && a->sp_based == b->sp_based &&
@@ -174,8 +179,7 @@ static bool same_rules(const struct fre *a, const struct fre *b)
 	       a->cfa_reg == b->cfa_reg && a->cfa_deref == b->cfa_deref &&
 	       a->fp_at_reg == b->fp_at_reg && a->fp_in_reg == b->fp_in_reg &&
 	       a->fp_reg == b->fp_reg && a->ra_explicit == b->ra_explicit &&
-	       a->ra_in_reg == b->ra_in_reg && a->ra_reg == b->ra_reg &&
-	       a->cfa_reg_set == b->cfa_reg_set;
+	       a->ra_in_reg == b->ra_in_reg && a->ra_reg == b->ra_reg;
 }
 
 static int add_row(const struct cfi_row *r, uint64_t end, void *arg)
