@@ -4,9 +4,8 @@
  * user stack of the task under test, and the program that receives the
  * deferred stacks.  Each event asks twice, to see that the requests of
  * one entry into the kernel share one cookie and one walk, and takes the
- * stacks bpf_get_stack() and bpf_get_stackid() give there: with frame
- * pointers only where the program cannot fault, and like the deferred
- * stack in a sleepable one.
+ * stacks bpf_get_stack() and bpf_get_stackid() give there, with frame
+ * pointers only, in a sleepable program too.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
