@@ -28,13 +28,13 @@
 #   py-none    the module with no tables: what python3 gives today
 #   py-dwarf   --call-graph dwarf: the reference
 #
-# and the same workload under ftrace, with trace-cmd: a deferred user
-# stack (trace option userstacktrace_deferred) at each scheduler tick of
+# and the same workload under ftrace, with trace-cmd: a delayed user
+# stack (trace option userstacktrace_delay) at each scheduler tick of
 # the interpreter (event sched:sched_stat_runtime), for lua-sframe,
-# lua-nosframe and lua-fp; trace-cmd report prints the frames with the
-# project's libtraceevent plugin (userspace/trace-cmd), and
-# demo/trace-cmd-stacks.py names them with the address maps trace-cmd
-# saved (--proc-map):
+# lua-nosframe and lua-fp; stock trace-cmd report prints the frames as
+# file offsets with the inodes that the inode_cache event names,
+# userspace/trace-cmd/ustack-symbolize names them, and
+# demo/trace-cmd-stacks.py sums them up:
 #
 #   trace-cmd-MODE.dat, stacks-MODE.txt (the named stacks)
 #
@@ -80,8 +80,6 @@ log "perf without debuginfod for the guest"
 inroot make -s -C "$TOP/check/guest" O="$demo/guest" \
 	SELFTESTS="$tree/tools/testing/selftests/sframe" \
 	"$demo/guest/nodebuginfod/libdebuginfod.so.1"
-log "trace-cmd's plugin for deferred user stacks"
-inroot make -s -C "$TOP/userspace/trace-cmd" O="$demo/guest/plugins"
 log "bpf-profile"
 kout=$(kbuild_dir x86_64 "$tree")
 inroot make -s -C "$TOP/userspace/bpf-profile" O="$demo/guest/bpf-profile" \
@@ -130,16 +128,17 @@ for mode in $tcmodes; do
 	log "trace-cmd report: $mode"
 	data=$demo/trace-cmd-$mode.dat
 	printf "%-9s " "$mode" > "$demo/.tc-$mode"
-	if ! TRACEEVENT_PLUGIN_DIR=$demo/guest/plugins inroot trace-cmd report \
-		-i "$data" > "$demo/.report.txt" 2>/dev/null ||
-	   ! inroot trace-cmd dump --options -i "$data" > "$demo/.maps.txt" 2>/dev/null; then
+	if ! inroot trace-cmd report -i "$data" > "$demo/.report.txt" 2>/dev/null; then
 		echo "(trace-cmd record stalled: see guest.log)" >> "$demo/.tc-$mode"
 		continue
 	fi
-	inroot python3 "$TOP/demo/trace-cmd-stacks.py" "$demo/.report.txt" \
-		"$demo/.maps.txt" "$demo/stacks-$mode.txt" >> "$demo/.tc-$mode"
+	# The guest's paths are the toolchain root's
+	inroot python3 "$TOP/userspace/trace-cmd/ustack-symbolize" \
+		"$demo/.report.txt" > "$demo/.named.txt"
+	inroot python3 "$TOP/demo/trace-cmd-stacks.py" "$demo/.named.txt" \
+		"$demo/stacks-$mode.txt" >> "$demo/.tc-$mode"
 done
-rm -f "$demo/.report.txt" "$demo/.maps.txt"
+rm -f "$demo/.report.txt" "$demo/.named.txt"
 
 # bpf-profile's stacks, named on the host, and their flame graphs.
 for mode in $tcmodes; do
@@ -206,7 +205,7 @@ summary()
 	echo "py-none:   the module, no tables (frame pointers only, as today)"
 	echo "py-dwarf:  --call-graph dwarf"
 	echo
-	echo "trace-cmd record -O userstacktrace_deferred -e sched:sched_stat_runtime,"
+	echo "trace-cmd record -O userstacktrace_delay -e sched:sched_stat_runtime,"
 	echo "the same workload: a deferred user stack per scheduler tick of Lua"
 	echo
 	printf "%-9s %8s %14s %11s\n" mode stacks "reach main" "mean depth"

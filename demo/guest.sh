@@ -70,9 +70,10 @@ mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
 for mode in $tcmodes; do
 	echo "== trace-cmd: lua-$mode"
 	rm -f "/tmp/tc-$mode.dat"
-	timeout -k 10 -s INT 300 trace-cmd record -q --proc-map \
+	timeout -k 10 -s INT 300 trace-cmd record -q \
 		-o "/tmp/tc-$mode.dat" -e sched:sched_stat_runtime \
-		-f "comm == \"lua-$mode\"" -O userstacktrace_deferred \
+		-f "comm == \"lua-$mode\"" -e inode_cache \
+		-O userstacktrace_delay \
 		"./lua/lua-$mode" "$workload" "$rounds" ||
 		echo "trace-cmd exited with $?"
 	cat "/tmp/tc-$mode.dat" > "trace-cmd-$mode.dat" || true

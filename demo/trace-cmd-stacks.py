@@ -1,42 +1,47 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""trace-cmd-stacks.py REPORT DUMP OUT - name the frames of deferred user
-stacks in a "trace-cmd report" (REPORT), with the address maps that
-"trace-cmd record --proc-map" saved ("trace-cmd dump --options", DUMP),
-write the stacks to OUT, one frame per line as "ADDR FUNCTION OBJECT",
-and print one summary line: stacks, share of stacks with a main() frame,
-mean depth."""
+"""trace-cmd-stacks.py NAMED OUT - the delayed user stacks of a stock
+"trace-cmd report" whose frames userspace/trace-cmd/ustack-symbolize has
+named (NAMED): write them to OUT, one frame per line as "OFFSET FUNCTION
+(OBJECT)", and print one summary line: stacks, share of stacks with a
+main() frame, mean depth."""
 
+import re
 import sys
 
 import ustacks
 
+FRAME = re.compile(r"^ => <([0-9a-f]+)> (\S+) \((.*)\)$")
+
 
 def read_stacks(path):
-    """[[addr, ...]] of the user_stack_deferred entries of REPORT."""
+    """[[(offset, function, object), ...]] of the user_unwind_stack
+    entries of NAMED."""
     stacks, cur = [], None
     with open(path, errors="replace") as f:
         for line in f:
-            if "<deferred user stack trace: cookie=" in line:
+            m = FRAME.match(line)
+            if "user_unwind_stack:" in line:
                 cur = []
                 stacks.append(cur)
-            elif cur is not None and line.startswith(" => <"):
-                cur.append(int(line.split("<")[1].split(">")[0], 16))
+            elif cur is not None and m:
+                func = m.group(2).split("+")[0]
+                cur.append((int(m.group(1), 16),
+                            "[unknown]" if func == "??" else func,
+                            m.group(3).rsplit("/", 1)[-1]))
             else:
                 cur = None
     return stacks
 
 
 def main():
-    report, dump, out = sys.argv[1:4]
-    with open(dump, errors="replace") as f:
-        maps = ustacks.read_maps(f)
-    stacks = read_stacks(report)
-    sym = ustacks.names(maps, stacks)
+    named, out = sys.argv[1:3]
+    stacks = read_stacks(named)
+    sym = {fr: fr[1:] for st in stacks for fr in st}
     with open(out, "w") as f:
         for st in stacks:
-            for a in st:
-                f.write("%16x %s (%s)\n" % ((a,) + sym.get(a, ("[unknown]", "?"))))
+            for off, func, obj in st:
+                f.write("%16x %s (%s)\n" % (off, func, obj))
             f.write("\n")
     print("%8d %13.1f%% %11.1f" % ustacks.summary([(1, st) for st in stacks], sym))
 

@@ -40,10 +40,6 @@ inroot make -s -C "$TOP/check/guest" O="$kout/guest-tests" CROSS_COMPILE=$cross 
 	SELFTESTS="$tree/tools/testing/selftests/sframe" \
 	VMLINUX="$kout/vmlinux" LIBBPF_SYSROOT="$LIBBPF_SYSROOT" \
 	LDSO="$LDSO" BRANCH_PROTECTION="$BRANCH_PROTECTION"
-# and the libtraceevent plugin that trace-cmd prints deferred user stacks
-# with (userspace/trace-cmd).
-inroot make -s -C "$TOP/userspace/trace-cmd" \
-	O="$kout/guest-tests/trace-cmd/plugins" CROSS_COMPILE=$cross
 # and bpf-profile (userspace/bpf-profile), for the stacks of a stock
 # program (check/guest/stock-consumers.sh).
 inroot make -s -C "$TOP/userspace/bpf-profile" O="$kout/guest-tests/bpf-profile" \

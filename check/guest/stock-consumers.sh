@@ -7,8 +7,9 @@
 # (pipeline/selftests.sh), registered by the selftests' rtld-audit
 # module, as in stock-tables.sh, which compares perf's chains with DWARF.
 # Here every stack must reach python3's _start (stock-tables/reach.py):
-# - trace-cmd record -O userstacktrace_deferred of the script's chdir()
-#   calls, reported with the project's plugin once python3 has exited;
+# - trace-cmd record -O userstacktrace_delay of the script's chdir()
+#   calls, reported by stock trace-cmd once python3 has exited, and
+#   named by userspace/trace-cmd/ustack-symbolize;
 # - bpf-profile (userspace/bpf-profile), sampling a loop of the script;
 # - trace-cmd again, python3 run by the dynamic linker of userspace/glibc
 #   as a command, without the module: that ld.so looks the tables up
@@ -22,13 +23,12 @@ set -u
 src=$(cd "$(dirname "$0")/stock-tables" && pwd)
 tables=$KOUT/guest-tests/sframe-tables
 so=$KOUT/kselftest/sframe/sframe-audit.so
-plugins=$KOUT/guest-tests/trace-cmd/plugins
+symbolize=$(cd "$(dirname "$0")/../.." && pwd)/userspace/trace-cmd/ustack-symbolize
 profile=$KOUT/guest-tests/bpf-profile/bpf-profile
 command -v trace-cmd > /dev/null || { echo "no trace-cmd in the guest"; exit 1; }
 [ -r "$so" ] || { echo "$so missing: selftests not built"; exit 1; }
 [ -x "$profile" ] || { echo "$profile missing: pipeline/selftests.sh did not build it"; exit 1; }
-[ -r "$plugins/plugin_user_stack_deferred.so" ] ||
-	{ echo "$plugins: no plugin, userspace/trace-cmd not built"; exit 1; }
+command -v eu-addr2line > /dev/null || { echo "no elfutils in the guest"; exit 1; }
 [ -d "$tables/.build-id" ] ||
 	{ echo "$tables missing: pipeline/selftests.sh made no tables"; exit 1; }
 mountpoint -q /sys/kernel/tracing ||
@@ -37,9 +37,7 @@ mountpoint -q /sys/kernel/tracing ||
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cp "$so" "$profile" "$dir/"
-cp -r "$plugins" "$dir/plugins"
 mkdir "$dir/none"
-export TRACEEVENT_PLUGIN_DIR=$dir/plugins
 python=$(readlink -f "$(command -v python3)")
 
 # The script says who it is and where its objects are, for the report
@@ -93,11 +91,13 @@ trace_python()
 		{ echo "$name: trace-cmd record failed"; tail -n 5 "$dir/$name.rec"; return 1; }
 	pid=$(sed -n 's/^pid //p' "$dir/$name.maps")
 	[ -n "$pid" ] || { echo "$name: python3 said nothing"; return 1; }
-	# The report is made after python3 has exited: the plugin prints
-	# the addresses, reach.py places them with the maps it printed.
+	# The report is made after python3 has exited: stock trace-cmd
+	# prints file offsets and inodes, ustack-symbolize names the files,
+	# reach.py places the offsets with the maps python3 printed.
 	trace-cmd report -i "$dir/$name.dat" > "$dir/$name.txt" 2> "$dir/$name.err" ||
 		{ echo "$name: trace-cmd report failed"; tail -n 5 "$dir/$name.err"; return 1; }
-	python3 "$src/reach.py" "$@" "$python" 8 trace-cmd "$dir/$name.txt" \
+	python3 "$symbolize" "$dir/$name.txt" > "$dir/$name.sym"
+	python3 "$src/reach.py" "$@" "$python" 8 trace-cmd "$dir/$name.sym" \
 		"$dir/$name.maps" "$pid"
 }
 

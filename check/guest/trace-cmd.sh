@@ -1,33 +1,35 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# trace-cmd, as a tracing user runs it: "trace-cmd record -O
-# userstacktrace_deferred" on a syscall event of check/guest/trace-cmd/prog,
-# and "trace-cmd report" with the project's libtraceevent plugin
-# (userspace/trace-cmd).  Each of the program's five calls must give one
-# cookie and one deferred stack with it, and every stack must be the call
-# sites the program prints, up to main(): for the program built with
-# SFrame and without frame pointers, and for the one built with frame
-# pointers (fp/).
+# trace-cmd, as a tracing user runs it, without a plugin: "trace-cmd
+# record -O userstacktrace_delay" on a syscall event of
+# check/guest/trace-cmd/prog and the inode_cache event, then, once the
+# program has exited, stock "trace-cmd report", whose frames (file
+# offsets with inodes) userspace/trace-cmd/ustack-symbolize names from
+# the files that inode_cache names.  Each of the program's five calls
+# must give one cookie and one stack with it, and every stack must be
+# the call sites the program prints, at the offsets it prints, in
+# tc_leaf, tc_mid, tc_outer and main of the program's file: for the
+# program built with SFrame and without frame pointers, and for the one
+# built with frame pointers (fp/).
 
 set -u
 from=$KOUT/guest-tests/trace-cmd
+symbolize=$(cd "$(dirname "$0")/../.." && pwd)/userspace/trace-cmd/ustack-symbolize
 command -v trace-cmd >/dev/null || { echo "no trace-cmd in the guest"; exit 1; }
+command -v eu-addr2line >/dev/null || { echo "no elfutils in the guest"; exit 1; }
 [ -x "$from/prog" ] || { echo "$from/prog missing: check/guest not built"; exit 1; }
-plugin=$from/plugins/plugin_user_stack_deferred.so
-[ -r "$plugin" ] || { echo "$plugin missing: userspace/trace-cmd not built"; exit 1; }
 if ! mountpoint -q /sys/kernel/tracing; then
 	mount -t tracefs nodev /sys/kernel/tracing ||
 		{ echo "cannot mount tracefs"; exit 1; }
 fi
-[ -e /sys/kernel/tracing/options/userstacktrace_deferred ] ||
-	{ echo "no userstacktrace_deferred option in this kernel"; exit 1; }
+[ -e /sys/kernel/tracing/options/userstacktrace_delay ] ||
+	{ echo "no userstacktrace_delay option in this kernel"; exit 1; }
 
 # trace-cmd writes its data to the guest's own file system.
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cp -r "$from" "$dir/bin"
-export TRACEEVENT_PLUGIN_DIR=$dir/bin/plugins
 
 fail=0
 # shellcheck source=check/guest/lib/trace-cmd.sh
@@ -50,16 +52,18 @@ run()
 		fail=1
 		return
 	fi
+	# The program has exited: nothing of it is left but its file.
 	trace-cmd report -i "$dir/$variant.dat" > "$dir/$variant.txt" \
 		2> "$dir/$variant.err"
+	python3 "$symbolize" "$dir/$variant.txt" > "$dir/$variant.sym"
 	want=$(sed -n 's/^want //p' "$dir/$variant.want")
 	pid=$(sed -n 's/^pid //p' "$dir/$variant.want")
 	[ -n "$want" ] && [ -n "$pid" ] ||
 		{ echo "$variant: the program said nothing"; fail=1; return; }
 
-	# Per stack of the program: its cookie and its first four frames, in
-	# hex without 0x.
-	awk -v want="$want" -v pid="$pid" -v variant="$variant" '
+	# Per stack of the program: its cookie and its first four frames,
+	# as "OFFSET FUNCTION PATH", offsets in hex without 0x.
+	awk -v want="$want" -v pid="$pid" -v variant="$variant" -v path="$prog" '
 	function hex(s) { sub(/^0x/, "", s); sub(/^0+/, "", s); return s }
 	function flush() {
 		if (cookie == "") return
@@ -69,35 +73,44 @@ run()
 		if (!(cookie in cookies)) orphans++
 		cookie = ""
 	}
-	BEGIN { n = split(want, w, " "); for (i = 1; i <= n; i++) wanted = wanted " " hex(w[i]) }
+	BEGIN {
+		n = split(want, w, " ")
+		split("tc_leaf tc_mid tc_outer main", fn, " ")
+		for (i = 1; i <= n; i++) wanted = wanted " " hex(w[i]) " " fn[i] " (" path ")"
+	}
 	# The header of an entry: COMM-PID [CPU] ...
 	/^ *[^ ].*-[0-9]+ +\[[0-9]+\]/ {
 		flush()
 		p = $0; sub(/ +\[.*/, "", p); sub(/.*-/, "", p)
 		if (p != pid) next
 	}
-	/user_stack_cookie:/ {
+	/user_unwind_cookie:/ {
 		c = $0; sub(/.*cookie=/, "", c); cookies[hex(c)] = 1; ncookies++
 	}
-	/<deferred user stack trace: cookie=/ {
-		c = $0; sub(/.*cookie=/, "", c); sub(/>.*/, "", c)
+	/user_unwind_stack:/ {
+		c = $0; sub(/.*cookie=/, "", c); sub(/[^0-9a-fx].*/, "", c)
 		cookie = hex(c); got = ""; frames = 0; next
 	}
 	cookie != "" && /^ => </ {
-		if (frames++ < n) { f = $2; gsub(/[<>]/, "", f); got = got " " hex(f) }
+		if (frames++ < n) {
+			f = $2; gsub(/[<>]/, "", f); s = $3; sub(/\+.*/, "", s)
+			got = got " " hex(f) " " s " " $4
+		}
 		next
 	}
 	END {
 		flush()
-		printf "%s: %d cookies, %d stacks, %d whole to main(), %d without their cookie\n",
+		printf "%s: %d cookies, %d stacks, %d named to main() at the offsets it printed, %d without their cookie\n",
 			variant, ncookies, stacks, good, orphans
 		exit !(ncookies == 5 && stacks == 5 && good == 5 && !orphans)
-	}' "$dir/$variant.txt" || {
+	}' "$dir/$variant.sym" || {
 		fail=1
 		echo "$variant: want$want"
-		head -n 20 "$dir/$variant.rec" "$dir/$variant.txt" \
+		head -n 20 "$dir/$variant.rec" "$dir/$variant.sym" \
 			"$dir/$variant.err"
 	}
+	# What a user sees, for the log
+	grep -m 1 -A 5 "user_unwind_stack:" "$dir/$variant.sym" | sed 's/^/  /'
 }
 
 run sframe "$dir/bin/prog"

@@ -8,10 +8,13 @@ PROGRAM's _start: within START_SIZE bytes of the entry point of its ELF
 header, where PROGRAM was mapped.  Every frame must also be in a file
 mapping of the process.
 
-KIND trace-cmd: FILE is what "trace-cmd report" printed with the
-project's plugin, MAPS the /proc/PID/maps of the traced process (it
-printed them itself before it exited), PID its process id.  Each of its
-stacks counts once, and each must come after a cookie event of its own.
+KIND trace-cmd: FILE is what stock "trace-cmd report" printed, its
+frames (file offsets) named by userspace/trace-cmd/ustack-symbolize with
+the files of the inode_cache events, MAPS the /proc/PID/maps of the
+traced process (it printed them itself before it exited), PID its
+process id: a frame's offset in its file is placed where the process
+mapped that offset of that file.  Each stack counts once, and each must
+come after a cookie event of its own.
 
 KIND bpf-profile: FILE is bpf-profile's output, which carries the maps of
 the process; each stack counts as many times as it was sampled, and the
@@ -56,10 +59,34 @@ def parse_maps(lines):
     return maps
 
 
-def trace_cmd_stacks(path, pid):
-    """[(count, [ip, ...])] of PID's deferred stacks in a trace-cmd report,
-    and how many of its stacks had no cookie event of their own before
-    them."""
+def file_maps(lines):
+    """{path: [(start, end, file offset)]} of /proc/PID/maps."""
+    out = {}
+    for line in lines:
+        m = re.match(r"([0-9a-f]+)-([0-9a-f]+) \S+ ([0-9a-f]+) \S+ \d+\s+(/\S*)\s*$",
+                     line)
+        if m:
+            start, end, pgoff = (int(m.group(i), 16) for i in (1, 2, 3))
+            out.setdefault(m.group(4), []).append((start, end, pgoff))
+    return out
+
+
+def place(fmaps, off, where):
+    """The address of file offset OFF of the file WHERE ("(PATH)") in the
+    process, or OFF itself for a frame without a file; None if the
+    process did not map it."""
+    if not where.startswith("(/"):
+        return off if where == "(no file)" else None
+    for start, end, pgoff in fmaps.get(where[1:-1], ()):
+        if pgoff <= off < pgoff + end - start:
+            return start + off - pgoff
+    return None
+
+
+def trace_cmd_stacks(path, pid, fmaps):
+    """[(count, [ip, ...])] of PID's deferred stacks in a symbolized
+    trace-cmd report, and how many of its stacks had no cookie event of
+    their own before them."""
     stacks, cookies, used, orphans = [], set(), set(), 0
     cur = None
     header = re.compile(r"^\s*\S.*-(\d+)\s+\[\d+\]")
@@ -69,11 +96,10 @@ def trace_cmd_stacks(path, pid):
             cur = None
             if int(h.group(1)) != pid:
                 continue
-            m = re.search(r"user_stack_cookie:.*cookie=(0x)?([0-9a-f]+)", line)
+            m = re.search(r"user_unwind_cookie:.*cookie=(0x)?([0-9a-f]+)", line)
             if m:
                 cookies.add(int(m.group(2), 16))
-            m = re.search(r"<deferred user stack trace: cookie=0x([0-9a-f]+)>",
-                          line)
+            m = re.search(r"user_unwind_stack:\s+cookie=([0-9a-f]+)", line)
             if m:
                 cookie = int(m.group(1), 16)
                 orphans += cookie not in cookies or cookie in used
@@ -81,9 +107,11 @@ def trace_cmd_stacks(path, pid):
                 cur = []
                 stacks.append((1, cur))
             continue
-        m = re.match(r"^ => <([0-9a-f]+)>", line)
+        m = re.match(r"^ => <([0-9a-f]+)> \S+ (\(.*\))$", line)
         if m and cur is not None:
-            cur.append(int(m.group(1), 16))
+            ip = place(fmaps, int(m.group(1), 16), m.group(2))
+            # An address no mapping has: known() fails it
+            cur.append(ip if ip is not None else -1)
     return stacks, orphans
 
 
@@ -125,7 +153,8 @@ def main():
         if a.maps is None or a.pid is None:
             ap.error("trace-cmd needs MAPS and PID")
         maps = parse_maps(open(a.maps))
-        stacks, orphans = trace_cmd_stacks(path, a.pid)
+        stacks, orphans = trace_cmd_stacks(path, a.pid,
+                                           file_maps(open(a.maps)))
     else:
         stacks, maps = bpf_profile_stacks(path)
     real = os.path.realpath(program)

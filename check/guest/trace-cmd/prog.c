@@ -3,12 +3,14 @@
  * A call chain for trace-cmd: main -> tc_outer -> tc_mid -> tc_leaf, which
  * calls getppid() from a known address (the selftests' syscall_site.h),
  * five times.  Prints the user stack each call must give, innermost
- * first, from the frame that enters the kernel to the one in main(), and
- * its pid:
+ * first, from the frame that enters the kernel to the one in main(), as
+ * offsets in this program's file (what ftrace/user_unwind_stack records),
+ * and its pid:
  *
- *   want ADDR ADDR ADDR ADDR
+ *   want OFFSET OFFSET OFFSET OFFSET
  *   pid PID
  */
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/syscall.h>
@@ -42,6 +44,26 @@ noipa void tc_outer(void)
 	KEEP();
 }
 
+/* The offset in its file of an address of this program: -1 if none */
+static uint64_t file_offset(uint64_t addr)
+{
+	uint64_t start, end, pgoff, off = -1;
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64,
+			   &start, &end, &pgoff) == 3 &&
+		    start <= addr && addr < end) {
+			off = addr - start + pgoff;
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	return off;
+}
+
 /* Not a constant: one call site in main(), not five unrolled */
 static volatile int rounds = 5;
 
@@ -51,7 +73,7 @@ int main(void)
 		tc_outer();
 	printf("want");
 	for (int i = 0; i < 4; i++)
-		printf(" %#llx", (unsigned long long)want[i]);
+		printf(" %#" PRIx64, file_offset(want[i]));
 	printf("\npid %d\n", getpid());
 	return 0;
 }

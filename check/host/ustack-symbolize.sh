@@ -1,0 +1,94 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# userspace/trace-cmd/ustack-symbolize on fixtures: a report in the form
+# stock trace-cmd prints ftrace/user_unwind_stack (three __data_loc
+# arrays) and one in the form of the trace file, both naming a program
+# built here by inode through inode_cache.  The frames must be named as
+# the program's symbol table says (eu-nm), at offsets taken from its
+# program headers by readelf, not by the script's own mapping; a frame
+# without a file, one where nothing was mapped and one of an inode no
+# inode_cache event named keep their offsets; a program rebuilt since
+# (another build ID) is named from the debug file of the recorded build
+# ID, and not at all without one.
+
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/lib/lib.sh"
+. "$top/lib/tap.sh"
+
+tree=${1:?usage: $0 TREE (the check tree, docs/check-tree.md)}
+tap_start "$tree"
+
+work=$(mktemp -d -p "$CACHE" ustack-symbolize.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+cat > "$work/prog.c" <<'EOF'
+__attribute__((noipa)) int leaf(int x) { return x * 3 + 1; }
+__attribute__((noipa)) int mid(int x) { return leaf(x) + 2; }
+int main(int argc, char **argv) { (void)argv; return mid(argc); }
+EOF
+inroot gcc -O1 -g -Wl,--build-id -o "$work/prog" "$work/prog.c"
+sym="$top/userspace/trace-cmd/ustack-symbolize"
+
+# off FUNCTION N: the file offset of FUNCTION+N, from readelf's view of
+# the text segment and eu-nm's of the symbol
+off()
+{
+	local addr seg
+	addr=$(inroot eu-nm -P "$work/prog" | awk -v f="$1" '$1 == f { print $3 }')
+	seg=$(inroot readelf -lW "$work/prog" | inroot gawk -v a=$((16#$addr)) '
+		$1 == "LOAD" && strtonum($3) <= a && a < strtonum($3) + strtonum($5) {
+			print strtonum($2) - strtonum($3) }')
+	[ -n "$seg" ] || { echo "no segment holds $1" >&2; exit 1; }
+	printf '%#x' $((16#$addr + $2 + seg))
+}
+
+leaf=$(off leaf 2) mid=$(off mid 5) main=$(off main 7)
+bid=$(inroot eu-readelf -n "$work/prog" | sed -n 's/.*Build ID: //p')
+# dev 254:3 is 0xfe00003 as the kernel stores a dev_t
+cat > "$work/report.txt" <<EOF
+cpus=1
+            prog-171   [000]    96.226452: sys_enter_getppid:    
+            prog-171   [000]    96.226453: user_unwind_cookie:   cookie=300000001
+            prog-171   [000]    96.226470: user_unwind_stack:    cookie=300000001
+{$leaf,$mid,$main,0x7ffd1000,0x1234,0x40}{0x101,0x101,0x101,0x0,0xffffffffffffffff,0x202}{0xfe00003,0xfe00003,0xfe00003,0x0,0x0,0xfe00003}
+            prog-171   [000]    96.226490: inode_cache:          inode=257 dev=[254:3] path=$work/prog build_id=$bid
+EOF
+inroot python3 "$sym" "$work/report.txt" > "$work/out.txt"
+got=$(grep '^ => ' "$work/out.txt" | sed 's/^ => <[0-9a-f]*> //')
+is "trace-cmd report: frames named from the recorded file" \
+	"leaf+0x2 ($work/prog)
+mid+0x5 ($work/prog)
+main+0x7 ($work/prog)
+?? (no file)
+?? (not mapped)
+?? (inode 514 dev 254:3)" "$got"
+is "trace-cmd report: offsets kept" "$(printf '%016x\n' "$leaf" "$mid" "$main" 0x7ffd1000 0x1234 0x40)" \
+	"$(sed -n 's/^ => <\([0-9a-f]*\)>.*/\1/p' "$work/out.txt")"
+is "trace-cmd report: other lines unchanged" \
+	"$(grep -v user_unwind_stack "$work/report.txt" | grep -v '^{')" \
+	"$(grep -v '^ => ' "$work/out.txt" | grep -v user_unwind_stack)"
+
+# The trace file's own form of the same stack
+{
+	echo "            prog-171     [000] .....    96.226470: <user unwind stack: cookie=300000001>"
+	printf ' => <%016x> : 257 : 254:3\n' "$leaf" "$mid"
+	echo "            prog-171     [000] ...1.    96.226490: inode_cache: inode=257 dev=[254:3] path=$work/prog build_id=$bid"
+} > "$work/trace.txt"
+is "trace file: frames named" "leaf+0x2
+mid+0x5" "$(inroot python3 "$sym" "$work/trace.txt" | sed -n 's/^ => <[0-9a-f]*> \([^ ]*\) .*/\1/p')"
+
+# Rebuilt after the trace: the recorded build ID is found in a debug
+# directory, and without it nothing is named from the wrong file.
+mkdir -p "$work/debug/.build-id/${bid:0:2}"
+cp "$work/prog" "$work/debug/.build-id/${bid:0:2}/${bid:2}.debug"
+inroot gcc -O0 -g -Wl,--build-id -o "$work/prog" "$work/prog.c"
+first()
+{
+	inroot python3 "$sym" -d "$1" "$work/report.txt" > "$work/first.txt"
+	sed -n 's/^ => <[0-9a-f]*> \([^ ]*\) .*/\1/p' "$work/first.txt" | head -n 1
+}
+is "rebuilt: named from the debug file of the recorded build ID" "leaf+0x2" \
+	"$(first "$work/debug")"
+is "rebuilt, no debug file: not named" "??" "$(first "$work/none")"
+tap_done
