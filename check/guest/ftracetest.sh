@@ -18,6 +18,7 @@ trap 'rm -rf "$logs"' EXIT
 cd "$ft" || exit 1
 ./ftracetest -K -l "$logs" "${cases[@]}"
 rc=$?
-# A failed case's own log, so that the check log says why
-[ $rc = 0 ] || tail -n 40 "$logs"/*.log 2>/dev/null
+# A failed case's own log (ftracetest keeps only those), so that the
+# check log says why
+[ $rc = 0 ] || tail -n 40 "$logs"/*testlog* 2>/dev/null
 exit $rc
