@@ -94,4 +94,20 @@ first()
 is "rebuilt: named from the debug file of the recorded build ID" "leaf+0x2" \
 	"$(first "$work/debug")"
 is "rebuilt, no debug file: not named" "??" "$(first "$work/none")"
+# A program that is not position independent: its text's file offsets
+# and addresses differ (0x1000 against 0x401000), so only a mapping
+# through its PT_LOAD names the frames.
+inroot gcc -O1 -g -no-pie -Wl,--build-id -o "$work/prog" "$work/prog.c"
+leaf=$(off leaf 2)
+bid=$(inroot eu-readelf -n "$work/prog" | sed -n 's/.*Build ID: //p')
+{
+	echo "            prog-173   [000]    96.226470: user_unwind_stack:    cookie=300000003"
+	echo "{$leaf}{0x101}{0xfe00003}"
+	echo "            prog-173   [000]    96.226490: inode_cache:          inode=257 dev=[254:3] path=$work/prog build_id=$bid"
+} > "$work/nopie.txt"
+is "not position independent: offset mapped through PT_LOAD" \
+	"$(printf '%016x' "$leaf") leaf+0x2" \
+	"$(inroot python3 "$sym" "$work/nopie.txt" | sed -n 's/^ => <\([0-9a-f]*\)> \([^ ]*\) .*/\1 \2/p')"
+[ $((leaf)) -lt $((0x400000)) ] ||
+	echo "# the offset $leaf looks like an address: the case proves nothing"
 tap_done
