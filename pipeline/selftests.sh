@@ -66,3 +66,6 @@ if [ -n "$glibc" ]; then
 		"$kout/guest-tests/glibc/tables/chains" > /dev/null ||
 		die "eh2sframe could not make the table of glibc/tables/chains"
 fi
+# test_progs of selftests/bpf with the series' tests only
+# (check/guest/selftests-bpf.sh)
+"$TOP/pipeline/selftests-bpf.sh" "$arch" "$tree"

@@ -26,7 +26,7 @@ trap 'rm -rf "$dir"' EXIT
 cp -r "$from" "$dir/bin"
 
 echo "TAP version 13"
-echo "1..2"
+echo "1..3"
 fail=0
 n=0
 for variant in sframe fp; do
@@ -42,4 +42,13 @@ for variant in sframe fp; do
 	esac
 	case $rc in 0|4) ;; *) fail=1 ;; esac
 done
+# A sleepable program's user stack, taken without faults
+n=$((n + 1))
+"$dir/bin/sleepable_stack" 2>&1 | sed 's/^/# /'
+rc=${PIPESTATUS[0]}
+case $rc in
+0) echo "ok $n bpf-sleepable-stack" ;;
+4) echo "ok $n bpf-sleepable-stack # SKIP" ;;
+*) echo "not ok $n bpf-sleepable-stack # exit=$rc"; fail=1 ;;
+esac
 exit $fail

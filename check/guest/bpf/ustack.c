@@ -13,8 +13,8 @@
  * sleepable programs cannot use: no stack trace maps there) give what
  * they did before the series (frame pointers only, sleepable programs
  * included), reported, not checked.  A task that exits
- * in the chain, or is killed in it, gets one answer per cookie.  The
- * verifier must refuse misuse (misuse.bpf.c) with a clear message.
+ * in the chain, or is killed in it, gets one answer per cookie.  What the
+ * verifier refuses is tested in selftests/bpf (unwind_user_request).
  *
  * Built twice by check/guest/Makefile: without frame pointers, with
  * SFrame (the programs the series is for), and with frame pointers
@@ -44,7 +44,6 @@
 #include "syscall_site.h"
 #include "ustack.h"
 #include "ustack.skel.h"
-#include "misuse.skel.h"
 
 #define noipa	__attribute__((noipa))
 #define KEEP()	asm volatile("" ::: "memory")
@@ -497,51 +496,6 @@ static void test_exit(bool killed)
 	ksft_test_result(ok, "%s\n", name);
 }
 
-static char vlog[64 * 1024];
-
-/* Load the one program @prog of misuse.bpf.c: must fail, saying @says. */
-static void expect_refused(const char *name, const char *says)
-{
-	struct misuse_bpf *m = misuse_bpf__open();
-	struct bpf_program *p, *want = NULL;
-	bool ok = false;
-	int err;
-
-	if (!m) {
-		ksft_test_result_fail("%s: open: %s\n", name, strerror(errno));
-		return;
-	}
-	bpf_object__for_each_program(p, m->obj) {
-		bool it = !strcmp(bpf_program__name(p), name);
-
-		bpf_program__set_autoload(p, it);
-		if (it)
-			want = p;
-	}
-	vlog[0] = 0;
-	if (want)
-		bpf_program__set_log_buf(want, vlog, sizeof(vlog));
-	err = want ? misuse_bpf__load(m) : -ENOENT;
-	if (err && strstr(vlog, says)) {
-		const char *line = strstr(vlog, says);
-
-		while (line > vlog && line[-1] != '\n')
-			line--;
-		ksft_print_msg("%s: refused: %.*s\n", name,
-			       (int)strcspn(line, "\n"), line);
-		ok = true;
-	} else {
-		const char *tail = vlog + strlen(vlog);
-
-		while (tail > vlog && tail - vlog > 600)
-			tail--;
-		ksft_print_msg("%s: load %d, want \"%s\" in the log, which ends:\n%s\n",
-			       name, err, says, tail);
-	}
-	misuse_bpf__destroy(m);
-	ksft_test_result(ok, "verifier_%s\n", name);
-}
-
 static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	return level == LIBBPF_WARN ? vfprintf(stderr, fmt, ap) : 0;
@@ -553,7 +507,7 @@ int main(void)
 	int err;
 
 	ksft_print_header();
-	ksft_set_plan(11);
+	ksft_set_plan(6);
 	libbpf_set_print(quiet);
 
 	/* The stacks each kind of entry from the chain must give */
@@ -585,15 +539,6 @@ int main(void)
 	test_page_fault();
 	test_exit(false);
 	test_exit(true);
-	expect_refused("socket_request",
-		       "calling kernel function bpf_unwind_user_request is not allowed");
-	expect_refused("cookie_too_small", "invalid read from stack R1");
-	expect_refused("stackid_hash_map",
-		       "cannot pass map_type 1 into func bpf_get_stackid");
-	expect_refused("stackid_sleepable",
-		       "Sleepable programs can only use array, hash, ringbuf and local storage maps");
-	expect_refused("iter_request",
-		       "calling kernel function bpf_unwind_user_request is not allowed");
 
 	bpf_link__destroy(deliver);
 	ring_buffer__free(rb);
