@@ -28,6 +28,10 @@
  * the missing page begins; the program is built without .sframe of its
  * own.  The stack the program took must start at the probed function.
  *
+ * A walk that never read the section would pass too: the child's second
+ * call has the program ask for the deferred stack, whose walk may fault,
+ * and that walk must fault the page in.
+ *
  * A child registers the section and calls the probed function; the
  * parent attaches the program to the child and waits TIMEOUT seconds.
  * Prints KTAP.
@@ -99,7 +103,9 @@ static void put64(unsigned char *p, uint64_t v)
 /*
  * The section, V3 with PC-relative starts: a header of 28 bytes at @hdr
  * (the end of a present page), and in @tail, the page after it, one FDE
- * for the text [@text, @text + @size) and its FRE (CFA = SP + 8).
+ * for the text [@text, @text + @size) and its FRE (CFA = SP + 8: x86_64's
+ * rule at a function's entry; wrong on arm64, which only the deferred
+ * walk of the control reads, and whose frames the test does not check).
  */
 static void make_sframe(unsigned char *hdr, unsigned char *tail,
 			uintptr_t tail_addr, uintptr_t text, size_t size)
@@ -159,8 +165,13 @@ static int own_text(uintptr_t *start, size_t *size)
 struct monitor {
 	int uffd;
 	unsigned char *page_data;
-	int faults;
+	int faults;			/* atomic: the main thread reads it */
 };
+
+static int faults(struct monitor *m)
+{
+	return __atomic_load_n(&m->faults, __ATOMIC_ACQUIRE);
+}
 
 /* Answer every fault on the missing page with its contents. */
 static void *monitor(void *arg)
@@ -177,7 +188,7 @@ static void *monitor(void *arg)
 			return NULL;
 		if (msg.event != UFFD_EVENT_PAGEFAULT)
 			continue;
-		m->faults++;
+		__atomic_add_fetch(&m->faults, 1, __ATOMIC_RELEASE);
 		copy.dst = msg.arg.pagefault.address & ~(page - 1);
 		copy.src = (uintptr_t)m->page_data;
 		copy.len = page;
@@ -185,9 +196,16 @@ static void *monitor(void *arg)
 	}
 }
 
-/* The child: its section, then the probed call when told to.  Exit
- * status: 0 the call returned, 2 the setup failed, 3 the program's walk
- * faulted the section in (messages on stderr). */
+/*
+ * The child: its section, then two probed calls when told to: in the
+ * first the program takes the stack; in the second it also asks for the
+ * deferred stack, whose walk may fault and must read the section (the
+ * control: the section is the one a walk of this text uses).  Exit
+ * status: 0 both calls returned, the first without a fault on the
+ * section and the second with one; 2 the setup failed, 3 the program's
+ * walk faulted the section in, 5 the deferred walk did not read it
+ * (messages on stderr).
+ */
 static int child(int ready, int go)
 {
 	struct uffdio_register reg = { 0 };
@@ -209,10 +227,26 @@ static int child(int ready, int go)
 	m.page_data = aligned_alloc(page, page);
 	if (area == MAP_FAILED || !m.page_data)
 		return 2;
-	memset(m.page_data, 0, page);
-	make_sframe(area + page - 28, m.page_data, (uintptr_t)area + page,
+	memset(area, 0, 2 * page);
+	make_sframe(area + page - 28, area + page, (uintptr_t)area + page,
 		    text, size);
 
+	/* Registered whole, whatever registration reads of it */
+	ps.sframe_addr = (uintptr_t)area + page - 28;
+	ps.sframe_size = 28 + 16 + 11;
+	ps.text_addr = text;
+	ps.text_size = size;
+	if (prctl(PR_ADD_SFRAME, &ps, sizeof(ps), 0, 0)) {
+		fprintf(stderr, "PR_ADD_SFRAME: %s\n", strerror(errno));
+		return 2;
+	}
+
+	/* Then the page with the FDE index is taken away, for userfaultfd */
+	memcpy(m.page_data, area + page, page);
+	if (madvise(area + page, page, MADV_DONTNEED)) {
+		fprintf(stderr, "MADV_DONTNEED: %s\n", strerror(errno));
+		return 2;
+	}
 	m.uffd = syscall(SYS_userfaultfd, O_CLOEXEC);
 	if (m.uffd < 0 || ioctl(m.uffd, UFFDIO_API, &api)) {
 		fprintf(stderr, "userfaultfd: %s\n", strerror(errno));
@@ -227,19 +261,6 @@ static int child(int ready, int go)
 		return 2;
 	}
 
-	ps.sframe_addr = (uintptr_t)area + page - 28;
-	ps.sframe_size = 28 + 16 + 11;
-	ps.text_addr = text;
-	ps.text_size = size;
-	if (prctl(PR_ADD_SFRAME, &ps, sizeof(ps), 0, 0)) {
-		fprintf(stderr, "PR_ADD_SFRAME: %s\n", strerror(errno));
-		return 2;
-	}
-	if (m.faults) {
-		fprintf(stderr, "the FDE index was read at registration\n");
-		return 2;
-	}
-
 	if (write(ready, "r", 1) != 1 || read(go, &c, 1) != 1)
 		return 2;
 	if (sleepable_stack_probed(7) != 7) {
@@ -247,10 +268,19 @@ static int child(int ready, int go)
 		return 2;
 	}
 	/* Only a walk that reads the section can have faulted its page */
-	if (m.faults) {
+	if (faults(&m)) {
 		fprintf(stderr, "the sleepable program's walk faulted the FDE index in (%d faults)\n",
-			m.faults);
+			faults(&m));
 		return 3;
+	}
+	/* The deferred walk ran on the way back from the probe */
+	if (sleepable_stack_probed(8) != 8) {
+		fprintf(stderr, "the probed function returned a wrong value\n");
+		return 2;
+	}
+	if (!faults(&m)) {
+		fprintf(stderr, "the deferred walk did not read the FDE index: the section is not the one this text is unwound with\n");
+		return 5;
 	}
 	return 0;
 }
@@ -259,12 +289,12 @@ int main(void)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, opts,
 		    .func_name = "sleepable_stack_probed");
-	int to_parent[2], to_child[2], status, ret;
+	int to_parent[2], to_child[2], status = -1, ret;
 	struct sleepable_stack_bpf *skel;
 	struct bpf_link *link;
 	char exe[PATH_MAX], c;
 	struct pollfd pfd;
-	unsigned long top;
+	unsigned long top, task_top;
 	ssize_t len;
 	pid_t pid;
 
@@ -309,7 +339,9 @@ int main(void)
 		ksft_exit_fail_msg("cannot start the child\n");
 	pfd.fd = to_parent[0];
 	pfd.events = POLLIN;
-	ret = poll(&pfd, 1, TIMEOUT * 1000);
+	do
+		ret = poll(&pfd, 1, TIMEOUT * 1000);
+	while (ret < 0 && errno == EINTR);
 	if (ret == 0) {
 		kill(pid, SIGKILL);
 		waitpid(pid, &status, 0);
@@ -322,13 +354,18 @@ int main(void)
 	waitpid(pid, &status, 0);
 	/* At a function's entry, the first frame is the function */
 	top = skel->bss->stack[0];
-	ksft_print_msg("the program ran %d times; bpf_get_stack() returned %ld, first frame %#lx (sleepable_stack_probed() at %p); child status %#x\n",
-		       skel->bss->calls, skel->bss->stack_ret, top,
-		       sleepable_stack_probed, status);
+	task_top = skel->bss->task_stack[0];
+	ksft_print_msg("the program ran %d times; bpf_get_stack() returned %ld, bpf_get_task_stack() %ld, first frames %#lx and %#lx (sleepable_stack_probed() at %p); the deferred request %d; child status %#x\n",
+		       skel->bss->calls, skel->bss->stack_ret,
+		       skel->bss->task_stack_ret, top, task_top,
+		       sleepable_stack_probed, skel->data->request_ret, status);
 	ksft_test_result(WIFEXITED(status) && !WEXITSTATUS(status) &&
-			 skel->bss->calls == 1 &&
+			 skel->bss->calls == 2 &&
 			 skel->bss->stack_ret >= (long)sizeof(__u64) &&
-			 top == (uintptr_t)sleepable_stack_probed,
+			 skel->bss->task_stack_ret >= (long)sizeof(__u64) &&
+			 top == (uintptr_t)sleepable_stack_probed &&
+			 task_top == (uintptr_t)sleepable_stack_probed &&
+			 skel->data->request_ret == 0,
 			 "uprobe.s: the user stack, without faults\n");
 	bpf_link__destroy(link);
 	sleepable_stack_bpf__destroy(skel);
