@@ -33,7 +33,7 @@ build()
 	inroot env CCACHE_BASEDIR="$tree" make -s -C "$tree" -j"$JOBS" \
 		O="$kout" ARCH="$KARCH" CROSS_COMPILE="$CROSS" \
 		CC="ccache ${CROSS}gcc" KBUILD_BUILD_TIMESTAMP=0 \
-		KBUILD_BUILD_USER=sframe KBUILD_BUILD_HOST=ci "$IMAGE"
+		KBUILD_BUILD_USER=sframe KBUILD_BUILD_HOST=ci "$(basename "$IMAGE")"
 }
 
 restore()
