@@ -20,7 +20,8 @@
 # compiler: only glibc's tests use one.
 #
 # Only what the tests use is built: the libraries, ld.so and the
-# programs glibc builds with them; no test suite, no locales, no nscd.
+# programs glibc builds with them; no test suite, no locales, no nscd, no
+# libmvec and no gconv modules.
 # With --installed, only print the prefix if it is built (else fail).
 
 . "$(dirname "$0")/../lib/lib.sh"
@@ -42,15 +43,20 @@ host=$TRIPLET
 
 # -O2 without debug info: perf resolves libc's symbols from .symtab, and
 # its DWARF unwinding (the tests' reference) uses .eh_frame.
+# No libmvec (--disable-mathvec): no test loads it, and its vector
+# variants are an eighth of glibc's compilations.
 build_options=(--enable-sframe --disable-werror --disable-nscd
-	--disable-timezone-tools --without-selinux CFLAGS=-O2)
+	--disable-timezone-tools --without-selinux --disable-mathvec CFLAGS=-O2)
 cross=()
 [ -z "$CROSS" ] || cross=(--host="$host" --build=x86_64-linux-gnu
 	CC="$host-gcc" CXX=false READELF="$host-readelf"
 	--with-headers="/usr/$host/include")
 # Debian's orig tarball has no manual/ (it is under the GFDL, which Debian
 # keeps out of main): leave it out of the subdirectories, as Debian does.
-makeconfig_edit='s/ wctype manual po / wctype po /'
+# Nor are iconvdata/ (the gconv modules: the builtin UTF-8, ASCII and
+# Latin-1 conversions stay in libc) and support/ (glibc's test library)
+# built: no test uses them, and they are another twentieth.
+makeconfig_edit='s/ iconv iconvdata wctype manual po / iconv wctype po /; s/ mathvec support\t/ mathvec\t/'
 
 key=$( (echo "$GLIBC_SHA"; cat "$TOP"/userspace/glibc/*.patch
 	printf '%s\n' "${build_options[@]}" "${cross[@]}" "$makeconfig_edit" \
@@ -85,6 +91,11 @@ for p in "$TOP"/userspace/glibc/*.patch; do
 	patch -d "$src" -p1 -s < "$p" || die "$(basename "$p") does not apply"
 done
 sed -i "$makeconfig_edit" "$src/Makeconfig"
+# A new release that moved the list would build them again, unseen.
+if sed -n '/^all-subdirs =/,/[^\\]$/p' "$src/Makeconfig" |
+	grep -qwE 'manual|iconvdata|support'; then
+	die "glibc's Makeconfig: the edit of all-subdirs did not apply"
+fi
 
 inroot bash -c 'cd "$1" && shift && "$@"' _ "$work/obj" \
 	"$src/configure" --prefix="$prefix" "${build_options[@]}" \
