@@ -35,11 +35,26 @@ for i in range(8):
     os.chdir("/")
 print("ran to its end")'
 
-# count PATTERN: how many kernel messages match PATTERN (an extended
-# regular expression) so far
+# snap NAME: the kernel log, as NAME.kmsg.  Every process that starts
+# adds its vDSO's section, and grep its own: the log is therefore read
+# once before a run and once after it, and searched only afterwards, so
+# that no process of the counting itself lands between the two reads.
+snap()
+{
+	dmesg > "$dir/$1.kmsg"
+}
+
+# count NAME PATTERN: how many of the kernel messages logged after
+# NAME.before.kmsg was taken and up to NAME.after.kmsg match PATTERN (an
+# extended regular expression).  Its records start where the first read
+# ended; lines carry their time, so the last line of the first read
+# marks that place even once the 128 KiB log has dropped older lines.
 count()
 {
-	dmesg | grep -cE "$1"
+	last=$(tail -n 1 "$dir/$1.before.kmsg") awk -v re="$2" '
+		!seen && $0 == ENVIRON["last"] { seen = 1; n = 0; next }
+		$0 ~ re { n++ }
+		END { print n + 0 }' "$dir/$1.after.kmsg"
 }
 
 # run NAME TABLES: python3 with the tables in TABLES, unwound by perf (which
@@ -48,19 +63,19 @@ count()
 # run.
 run()
 {
-	local name=$1 t=$2 a r d status out samples
+	local name=$1 t=$2 status out samples
 
-	a=$(count "added section") r=$(count "rejecting section")
-	d=$(count "dropping section")
+	snap "$name.before"
 	perf record -q -e syscalls:sys_enter_chdir --call-graph fp,defer \
 		-o "$dir/$name.data" env SFRAME_TABLE_DIR="$t" \
 		LD_AUDIT="$dir/sframe-audit.so" python3 -c "$py" \
 		> "$dir/$name.out" 2>&1
 	status=$?
+	snap "$name.after"
 	out=$(grep -c '^ran to its end$' "$dir/$name.out")
-	added=$(( $(count "added section") - a ))
-	rejected=$(( $(count "rejecting section") - r ))
-	dropped=$(( $(count "dropping section") - d ))
+	added=$(count "$name" "added section")
+	rejected=$(count "$name" "rejecting section")
+	dropped=$(count "$name" "dropping section")
 	samples=$(perf script -i "$dir/$name.data" -F ip 2>/dev/null |
 		  awk 'BEGIN { RS = "" } END { print NR }')
 	echo "  $name: exit status $status, $samples samples; sections added" \
