@@ -17,7 +17,10 @@ shift
 [ -e "$ROOT/.complete" ] || die "no toolchain root: run make toolchain first"
 
 scratch=$(mktemp -d "$CACHE/glibc-cost.XXXXXX")
-trap 'rm -rf "$scratch"' EXIT
+# inroot binds the scratch copy and its cache at their paths, which bwrap
+# makes as mount points in the shared toolchain root: remove those too.
+trap 'rm -rf "$scratch"; rmdir "$ROOT$scratch/cache" "$ROOT$scratch" 2>/dev/null' EXIT
+cd "$scratch" || exit 1
 
 for rev in "$@"; do
 	git -C "$TOP" rev-parse -q --verify "$rev^{commit}" > /dev/null ||

@@ -92,8 +92,8 @@ for p in "$TOP"/userspace/glibc/*.patch; do
 done
 sed -i "$makeconfig_edit" "$src/Makeconfig"
 # A new release that moved the list would build them again, unseen.
-if sed -n '/^all-subdirs =/,/[^\\]$/p' "$src/Makeconfig" |
-	grep -qwE 'manual|iconvdata|support'; then
+subdirs=$(sed -n '/^all-subdirs =/,/[^\\]$/p' "$src/Makeconfig")
+if grep -qwE 'manual|iconvdata|support' <<< "$subdirs"; then
 	die "glibc's Makeconfig: the edit of all-subdirs did not apply"
 fi
 
