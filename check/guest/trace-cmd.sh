@@ -11,7 +11,8 @@
 # the call sites the program prints, at the offsets it prints, in
 # tc_leaf, tc_mid, tc_outer and main of the program's file: for the
 # program built with SFrame and without frame pointers, and for the one
-# built with frame pointers (fp/).
+# built with frame pointers (fp/).  The report's -l, -R and --ts-diff
+# layouts must give the same frames.
 
 set -u
 from=$KOUT/guest-tests/trace-cmd
@@ -109,6 +110,18 @@ run()
 		head -n 20 "$dir/$variant.rec" "$dir/$variant.sym" \
 			"$dir/$variant.err"
 	}
+	# The other layouts of the report give the same frames.  (The arm64
+	# guest root has no cmp.)
+	local layout frames
+	frames=$(grep '^ => ' "$dir/$variant.sym")
+	[ -n "$frames" ] || { echo "$variant: no frames to compare layouts"; fail=1; }
+	for layout in -l -R --ts-diff; do
+		[ "$(trace-cmd report "$layout" -i "$dir/$variant.dat" 2> /dev/null |
+		     python3 "$symbolize" | grep '^ => ')" = "$frames" ] || {
+			echo "$variant: report $layout: other frames than the default layout's"
+			fail=1
+		}
+	done
 	# What a user sees, for the log
 	grep -m 1 -A 5 "user_unwind_stack:" "$dir/$variant.sym" | sed 's/^/  /'
 }

@@ -3,7 +3,8 @@
 #
 # userspace/trace-cmd/ustack-symbolize on fixtures: a report in the form
 # stock trace-cmd prints ftrace/user_unwind_stack (three __data_loc
-# arrays) and one in the form of the trace file, both naming a program
+# arrays), the same in its -l, --ts-diff and -R layouts, and one in the
+# form of the trace file, all naming a program
 # built here by inode through inode_cache.  The frames must be named as
 # the program's symbol table says (eu-nm), at offsets taken from its
 # program headers by readelf, not by the script's own mapping; a frame
@@ -80,6 +81,41 @@ is "trace-cmd report: other lines unchanged" \
 } > "$work/trace.txt"
 is "trace file: frames named" "leaf+0x2
 mid+0x5" "$(inroot python3 "$sym" "$work/trace.txt" | sed -n 's/^ => <[0-9a-f]*> \([^ ]*\) .*/\1/p')"
+
+# The other layouts of trace-cmd report, as it prints them: -l (CPU and
+# flags run together), --ts-diff ("(+N)" before the event) and -R (the
+# arrays' bytes in the header, the dev_t as a number, the build ID as
+# bytes).  A -R stack whose arrays disagree in length is left unnamed.
+le()	# le SIZE VALUE...: each VALUE's bytes, little-endian, as -R prints them
+{
+	local size=$1 v i out=
+	shift
+	for v; do
+		for ((i = 0; i < size; i++)); do
+			out+=${out:+, }$(printf '%02x' $(((v >> 8 * i) & 255)))
+		done
+	done
+	printf '%s' "$out"
+}
+bidbytes=$(echo "$bid" | sed 's/../&, /g; s/, $//')
+cat > "$work/layouts.txt" <<EOF
+    prog-171    12.L...    96.226470: user_unwind_stack:    cookie=300000001
+{$leaf,$mid}{0x101,0x101}{0xfe00003,0xfe00003}
+            prog-171   [000] .L...    96.226471: (+1)     user_unwind_stack:    cookie=300000002
+{$leaf,$mid}{0x101,0x101}{0xfe00003,0xfe00003}
+            prog-171   [000]-0x2    96.226472: user_unwind_stack:     cookie=300000003 stack=ARRAY[$(le 8 "$leaf" "$mid")] inodes=ARRAY[$(le 8 257 257)] dev=ARRAY[$(le 4 0xfe00003 0xfe00003)]
+            prog-171   [000]-0x2    96.226473: user_unwind_stack:     cookie=300000004 stack=ARRAY[$(le 8 "$leaf" "$mid")] inodes=ARRAY[$(le 8 257)] dev=ARRAY[$(le 4 0xfe00003 0xfe00003)]
+            prog-171   [000]-0x2    96.226474: user_unwind_stack:     cookie=300000005 stack=ARRAY[$(le 8 "$leaf")] inodes=ARRAY[$(le 8 258)] dev=ARRAY[$(le 4 0xfe00003)]
+            prog-171   [000]-0x2    96.226490: inode_cache:           inode=257 dev=$((0xfe00003)) path=ARRAY[$(printf '%s' "$work/prog" | od -An -tx1 -v | tr -s ' \n' ' ' | sed 's/^ //; s/ $//; s/ /, /g')] build_id=ARRAY[$bidbytes]
+            prog-171   [000]-0x2    96.226491: inode_cache:           inode=258 dev=$((0xfe00003)) path=$work/prog build_id=
+EOF
+# The first file's path is bytes too (libtraceevent prints a string so
+# once it holds a byte it finds unprintable); the last stack's file has
+# no build ID, which -R prints as an empty string: it is read as it is.
+is "report -l, --ts-diff, -R: frames named" \
+	"leaf+0x2 mid+0x5 leaf+0x2 mid+0x5 leaf+0x2 mid+0x5 leaf+0x2" \
+	"$(inroot python3 "$sym" "$work/layouts.txt" |
+	   sed -n 's/^ => <[0-9a-f]*> \([^ ]*\) .*/\1/p' | paste -sd' ')"
 
 # Rebuilt after the trace: the recorded build ID is found in a debug
 # directory, and without it nothing is named from the wrong file.
