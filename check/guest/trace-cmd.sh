@@ -112,13 +112,15 @@ run()
 	}
 	# The other layouts of the report give the same frames.  (The arm64
 	# guest root has no cmp.)
-	local layout frames
+	local layout frames other
 	frames=$(grep '^ => ' "$dir/$variant.sym")
 	[ -n "$frames" ] || { echo "$variant: no frames to compare layouts"; fail=1; }
 	for layout in -l -R --ts-diff; do
-		[ "$(trace-cmd report "$layout" -i "$dir/$variant.dat" 2> /dev/null |
-		     python3 "$symbolize" | grep '^ => ')" = "$frames" ] || {
-			echo "$variant: report $layout: other frames than the default layout's"
+		other=$(trace-cmd report "$layout" -i "$dir/$variant.dat" 2> /dev/null |
+			python3 "$symbolize" | grep '^ => ')
+		[ "$other" = "$frames" ] || {
+			echo "$variant: report $layout: other frames than the default layout's:"
+			head -n 5 <<< "$other"
 			fail=1
 		}
 	done
