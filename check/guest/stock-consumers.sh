@@ -48,13 +48,17 @@ with open("/proc/self/maps") as f:
     print(f.read(), end="")
 for i in range(8):
     os.chdir("/")'
-# A loop for bpf-profile to sample: about a second under TCG.
-loop='def square(n):
+# A loop for bpf-profile to sample, for 1.5 s of the process's CPU time
+# (the clock bpf-profile samples by): about 300 samples at 199 Hz on any
+# machine, where a fixed amount of work gave 35 on a fast one.
+loop='import time
+def square(n):
     return n * n
 def work(n):
     return sum(square(i) for i in range(n))
-for i in range(20):
-    work(5000)'
+end = time.process_time() + 1.5
+while time.process_time() < end:
+    work(1000)'
 
 # How python3 is started: with the audit module and the tables, with the
 # module and no tables, and by the dynamic linker of userspace/glibc,
@@ -84,7 +88,7 @@ trace_python()
 
 	shift 2
 	tc_start "$dir/$name.dat" "$dir/$name.rec" syscalls:sys_enter_chdir ||
-		echo "$name: trace-cmd did not say that it records"
+		{ echo "$name: not recorded"; return 1; }
 	"${how[@]}" -c "$chdirs" > "$dir/$name.maps"
 	kill -INT "$tc_pid"
 	wait "$tc_pid" ||

@@ -44,7 +44,7 @@ run()
 	local variant=$1 prog=$2 want pid
 
 	tc_start "$dir/$variant.dat" "$dir/$variant.rec" syscalls:sys_enter_getppid ||
-		echo "$variant: trace-cmd did not say that it records"
+		{ echo "$variant: not recorded"; fail=1; return; }
 	"$prog" > "$dir/$variant.want"
 	kill -INT "$tc_pid"
 	if ! wait "$tc_pid"; then

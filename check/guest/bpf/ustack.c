@@ -381,16 +381,25 @@ static void test_page_fault(void)
 	ksft_test_result(ok, "page_fault\n");
 }
 
-/* Wait up to @ms milliseconds for a request of @tgid. */
-static bool wait_request(pid_t tgid, int ms)
+/*
+ * Wait up to @secs seconds of the monotonic clock for a request of
+ * @tgid: counted by the clock, not by polls, which a wake-up ends early.
+ */
+static bool wait_request(pid_t tgid, int secs)
 {
-	for (; ms > 0; ms -= 10) {
+	struct timespec now, end;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += secs;
+	do {
 		ring_buffer__poll(rb, 10);
 		for (int i = 0; i < nr_recs; i++)
 			if (recs[i].kind == USTACK_REQUEST &&
 			    recs[i].tgid == (__u32)tgid)
 				return true;
-	}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while (now.tv_sec < end.tv_sec ||
+		 (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec));
 	return false;
 }
 
@@ -444,8 +453,8 @@ static void test_exit(bool killed)
 	if (write(go[1], "g", 1) != 1)
 		ksft_print_msg("%s: write: %s\n", name, strerror(errno));
 	if (killed) {
-		if (!wait_request(pid, 5000))
-			ksft_print_msg("%s: no request in 5 s\n", name);
+		if (!wait_request(pid, 60))
+			ksft_print_msg("%s: no request in 60 s\n", name);
 		kill(pid, SIGKILL);
 	}
 	waitpid(pid, &status, 0);
