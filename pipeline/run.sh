@@ -12,7 +12,12 @@
 # guests use the arm64 guest root.  /dev/kvm is never used: this host's
 # nested KVM cannot boot Linux.
 # Guests get two vCPUs unless VM_CPUS says otherwise; VM_APPEND adds to the
-# kernel command line.
+# kernel command line.  VM_ICOUNT=N ties the guest's clocks to the
+# instructions it runs, 2^N ns each (QEMU's -icount shift=N, which runs
+# the vCPUs in one host thread): 0 makes the guest's CPU look faster than
+# it is under TCG here, 3 or more slower; idle time still passes at the
+# host's pace.  measure/guest-speed.sh runs the guest tests so, to show
+# that their verdicts do not depend on the machine's speed.
 #
 # The root file system is shared over 9p, not virtiofs (virtme-ng's
 # default): virtiofsd writes file data into guest memory from another
@@ -41,6 +46,7 @@ guestcmd="cd $TOP && ( $cmd ); echo \$? > $status"
 
 arch_vars "$arch"
 args=(--run "$kout/$IMAGE" --memory 2G)
+[ -z "${VM_ICOUNT:-}" ] || QEMU_OPTS+=" -icount shift=$VM_ICOUNT,sleep=on"
 [ -z "$QEMU_OPTS" ] || args+=(--qemu-opts="$QEMU_OPTS")
 if [ "$GUEST_ROOT" = "$ROOT" ]; then
 	# vng runs in the toolchain root, which is the guest's root too.
