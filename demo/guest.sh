@@ -65,12 +65,12 @@ mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
 # for ever.  Without -F the child does not ask, so trace-cmd's attach
 # always succeeds; the event is filtered on the interpreter's name
 # instead.  The timeout stays, in case trace-cmd stalls in another way:
-# SIGINT after 5 minutes, SIGKILL 10 seconds later, and the host reports
-# the mode as stalled.
+# SIGINT after 15 minutes, which only a stall reaches, on a slow machine
+# too; SIGKILL 10 seconds later, and the host reports the mode as stalled.
 for mode in $tcmodes; do
 	echo "== trace-cmd: lua-$mode"
 	rm -f "/tmp/tc-$mode.dat"
-	timeout -k 10 -s INT 300 trace-cmd record -q \
+	timeout -k 10 -s INT 900 trace-cmd record -q \
 		-o "/tmp/tc-$mode.dat" -e sched:sched_stat_runtime \
 		-f "comm == \"lua-$mode\"" -e inode_cache \
 		-O userstacktrace_delay \
