@@ -48,6 +48,7 @@ const char *const cfi_reason_name[CFI_NR_REASONS] = {
 	[CFI_FP_NO_RA]		= "fp-without-ra",
 	[CFI_EMPTY]		= "empty",
 	[CFI_OVERLAP]		= "overlap",
+	[CFI_RA_COLUMN]		= "ra-column",
 };
 
 /* A cursor over [pos, end) of the section; any read past end sets bad. */
@@ -798,6 +799,15 @@ int cfi_rows(const struct cfi_section *s, const struct cfi_fde *fde,
 	};
 	int ret;
 
+	/*
+	 * SFrame says where the return address of the architecture is: a
+	 * CIE whose return column is another register (DWARF lets it name
+	 * any) describes a return address that SFrame cannot place, and
+	 * its rules for that register would be taken for the RA's.  gas
+	 * leaves such functions out too.
+	 */
+	if (fde->ra_reg != s->arch->ra)
+		return -CFI_RA_COLUMN;
 	/* Before the CIE says otherwise, RA and FP have their own values. */
 	m.cur.ra.kind = RULE_SAME;
 	m.cur.fp.kind = RULE_SAME;

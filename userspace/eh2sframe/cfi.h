@@ -29,6 +29,7 @@ enum cfi_reason {
 	CFI_FP_NO_RA,		/* AArch64: FP saved but not the RA */
 	CFI_EMPTY,		/* zero-sized, or outside the object */
 	CFI_OVERLAP,		/* starts inside the previous function */
+	CFI_RA_COLUMN,		/* the CIE's return column is not the RA's */
 	CFI_NR_REASONS
 };
 
@@ -107,7 +108,7 @@ struct cfi_fde {
 	size_t cie_insns, cie_end, insns, end;
 	uint64_t code_align;
 	int64_t data_align;
-	unsigned int ra_reg;
+	uint64_t ra_reg;	/* the CIE's return address column */
 	unsigned char ptr_enc;
 };
 
