@@ -91,4 +91,51 @@ is "eh2sframe-tree: -f writes them again" \
 	"0 3 yes" \
 	"$rc $(grep -c ' table_size=[1-9]' "$work/forced") $([ "$before" != "$after" ] && echo yes)"
 
+# How tables are written: the modes whatever the umask, since every
+# user's processes read them; no symbolic link in the table directory
+# followed, and no directory used that is not root's or that others may
+# write (run by root, as here): someone who can write there can put a
+# table that set-user-ID programs trust, or a link that sends root's
+# writes elsewhere.  That the table and its rename reach the disk
+# (fsync) before the next one is written no test here can see: only a
+# crash would.
+id=$(build_id "$pre/bin/bash")
+rm -rf "$work/tables"
+rc=0
+(umask 077 && run -d "$work/tables" "$pre/bin/bash" > /dev/null 2>&1; exit "$rc") || rc=$?
+is "eh2sframe-tree: with umask 077, the table is 0644 and its directories 0755" \
+	"0 644 755 755" \
+	"$rc $(stat -c %a "$work/tables/.build-id/${id:0:2}/${id:2}.sframe" \
+		"$work/tables/.build-id/${id:0:2}" "$work/tables/.build-id" | tr '\n' ' ' | sed 's/ $//')"
+
+rm -rf "$work/tables" "$work/elsewhere"
+mkdir -p "$work/tables/.build-id" "$work/elsewhere"
+ln -s "$work/elsewhere" "$work/tables/.build-id/${id:0:2}"
+run -d "$work/tables" "$pre/bin/bash" > /dev/null 2> "$work/err"
+is "eh2sframe-tree: a symbolic link in the table directory is not followed" \
+	"1 0 yes" "$rc $(find "$work/elsewhere" -type f | wc -l) $(grep -q 'not a directory (a symbolic link?)' "$work/err" && echo yes)"
+# A symbolic link at the table's own name is replaced, not written through.
+rm -rf "$work/tables" "$work/elsewhere"
+mkdir -p "$work/tables/.build-id/${id:0:2}" "$work/elsewhere"
+touch "$work/elsewhere/target"
+ln -s "$work/elsewhere/target" "$work/tables/.build-id/${id:0:2}/${id:2}.sframe"
+run -d "$work/tables" "$pre/bin/bash" > /dev/null 2> "$work/err"
+is "eh2sframe-tree: a symbolic link in place of a table is replaced by the table" \
+	"0 0 regular" "$rc $(stat -c %s "$work/elsewhere/target") $(stat -c %F "$work/tables/.build-id/${id:0:2}/${id:2}.sframe" | sed 's/ file$//')"
+# A table there already that others could have written is not trusted.
+chmod o+w "$work/tables/.build-id/${id:0:2}/${id:2}.sframe"
+run -d "$work/tables" "$pre/bin/bash" > "$work/out" 2>&1
+is "eh2sframe-tree: run by root, a table that others may write is written again" \
+	"0 644" "$rc $(stat -c %a "$work/tables/.build-id/${id:0:2}/${id:2}.sframe")"
+
+for how in "chown 65534" "chmod o+w" "chmod g+w"; do
+	rm -rf "$work/tables"
+	mkdir -p "$work/tables/.build-id"
+	$how "$work/tables/.build-id"
+	run -d "$work/tables" "$pre/bin/bash" > /dev/null 2> "$work/err"
+	is "eh2sframe-tree: run by root, no table in a directory after $how" \
+		"1 0 yes" \
+		"$rc $(find "$work/tables" -type f | wc -l) $(grep -q "not root's, or writable by others" "$work/err" && echo yes)"
+done
+
 tap_done

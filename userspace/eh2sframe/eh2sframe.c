@@ -190,25 +190,55 @@ static void print_counts(const struct object *o, const char *extra)
 	printf("%s\n", extra);
 }
 
-static int write_file(const char *path, const char *buf, size_t size)
+/*
+ * Write @buf as @name in the directory open at @dfd (or AT_FDCWD): into a
+ * new file, mode 0644 whatever the umask (the tables are read by every
+ * user's processes), flushed to the disk, then renamed over @name and the
+ * rename flushed too.  Readers see the whole table or none, and a crash
+ * cannot leave a partial table in place that would look current for
+ * ever, as the build-id in its name says it is.
+ */
+static int write_file(int dfd, const char *name, const char *buf,
+		      size_t size)
 {
 	char tmp[PATH_MAX];
-	FILE *f;
-	int ok;
+	int fd, err = 0;
+	size_t done = 0;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, getpid()) >=
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp%d", name, getpid()) >=
 	    (int)sizeof(tmp))
 		return -ENAMETOOLONG;
-	f = fopen(tmp, "wxe");
-	if (!f)
+	/* One a killed run of the same pid left */
+	unlinkat(dfd, tmp, 0);
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		    O_CLOEXEC, 0644);
+	if (fd < 0)
 		return -errno;
-	ok = fwrite(buf, 1, size, f) == size;
-	ok &= fclose(f) == 0;
-	/* Readers see the whole table or none: rename last. */
-	if (!ok || rename(tmp, path)) {
-		unlink(tmp);
-		return -EIO;
+	if (fchmod(fd, 0644))
+		err = -errno;
+	while (!err && done < size) {
+		ssize_t n = write(fd, buf + done, size - done);
+
+		if (n < 0 && errno != EINTR)
+			err = -errno;
+		else if (!n)
+			err = -EIO;
+		else if (n > 0)
+			done += n;
 	}
+	if (!err && fsync(fd))
+		err = -errno;
+	if (close(fd) && !err)
+		err = -errno;
+	if (!err && renameat(dfd, tmp, dfd, name))
+		err = -errno;
+	if (err) {
+		unlinkat(dfd, tmp, 0);
+		return err;
+	}
+	/* The rename is in the directory: flush it as well. */
+	if (dfd != AT_FDCWD && fsync(dfd))
+		return -errno;
 	return 0;
 }
 
@@ -591,7 +621,9 @@ out:
 	return r;
 }
 
-static int write_table(struct object *o, const char *path)
+/* @o's table, as @name in the directory open at @dfd; @path for messages */
+static int write_table(struct object *o, int dfd, const char *name,
+		       const char *path)
 {
 	char extra[32], *buf;
 	size_t size;
@@ -606,7 +638,7 @@ static int write_table(struct object *o, const char *path)
 	if (!buf)
 		return 1;
 
-	err = write_file(path, buf, size);
+	err = write_file(dfd, name, buf, size);
 	free(buf);
 	if (err) {
 		fprintf(stderr, "%s: %s\n", path, strerror(-err));
@@ -620,37 +652,101 @@ static int write_table(struct object *o, const char *path)
 /* -f: write tables that are there already */
 static bool force;
 
-/* DIR/.build-id/xx/yyyy.sframe, made if missing; kept if there already. */
+/*
+ * The directory @name in the one open at @dfd, made if missing (mode
+ * 0755), opened without following a symbolic link unless @follow.  Run by root, it must
+ * be root's and writable by no one else: the tables in it are trusted by
+ * every process, set-user-ID programs included, and someone who could
+ * write there could put theirs, or a symbolic link that sends root's
+ * writes elsewhere.  Returns the open directory, or -1 with a message.
+ */
+static int open_dir(int dfd, const char *name, const char *path,
+		    bool follow)
+{
+	bool made = !mkdirat(dfd, name, 0755);
+	struct stat st;
+	int fd;
+
+	if (!made && errno != EEXIST) {
+		fprintf(stderr, "%s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC |
+		    (follow ? 0 : O_NOFOLLOW));
+	/* One made here is 0755 whatever the umask, as the tables are 0644. */
+	if (fd < 0 || (made && fchmod(fd, 0755)) || fstat(fd, &st)) {
+		fprintf(stderr, "%s: %s\n", path,
+			errno == ELOOP || errno == ENOTDIR ?
+			"not a directory (a symbolic link?): not written" :
+			strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (!geteuid() && (st.st_uid || (st.st_mode & 022))) {
+		fprintf(stderr, "%s: not root's, or writable by others: not written\n",
+			path);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * DIR/.build-id/xx/yyyy.sframe, made if missing; kept if there already.
+ * Each level is opened in the one above, so that no symbolic link in the
+ * table directory takes a write elsewhere; DIR itself may be one, as its
+ * owner named it.
+ */
 static int write_build_id(struct object *o, const char *dir)
 {
-	char path[PATH_MAX], hex[2 * sizeof(o->build_id) + 1];
+	char path[PATH_MAX], hex[2 * sizeof(o->build_id) + sizeof(".sframe")];
+	int fd = AT_FDCWD, next, r, i, len[3];
 	struct stat st;
-	size_t i;
-	int n;
 
 	if (!o->build_id_len) {
 		fprintf(stderr, "%s: no build-id\n", o->path);
 		return 1;
 	}
-	for (i = 0; i < o->build_id_len; i++)
+	for (i = 0; i < (int)o->build_id_len; i++)
 		sprintf(hex + 2 * i, "%02x", o->build_id[i]);
-	mkdir(dir, 0755);
-	n = snprintf(path, sizeof(path), "%s/.build-id", dir);
-	if (n < (int)sizeof(path))
-		mkdir(path, 0755);
-	n = snprintf(path, sizeof(path), "%s/.build-id/%.2s", dir, hex);
-	if (n < (int)sizeof(path))
-		mkdir(path, 0755);
-	n = snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.sframe", dir,
-		     hex, hex + 2);
-	if (n >= (int)sizeof(path))
+	strcpy(hex + 2 * i, ".sframe");
+	/* PATH, and the ends of its directories' names in it */
+	len[0] = snprintf(path, sizeof(path), "%s", dir);
+	len[1] = len[0] + strlen("/.build-id");
+	len[2] = len[1] + 3;
+	if (snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s", dir, hex,
+		     hex + 2) >= (int)sizeof(path)) {
+		fprintf(stderr, "%s: %s\n", dir, strerror(ENAMETOOLONG));
 		return 1;
-	if (!force && !stat(path, &st)) {
-		/* The build-id names the contents: it is current. */
+	}
+	for (i = 0; i < 3; i++) {
+		char c = path[len[i]];
+
+		/* the directory's own name, for messages, then PATH again */
+		path[len[i]] = '\0';
+		next = open_dir(fd, i ? path + len[i - 1] + 1 : path, path, !i);
+		path[len[i]] = c;
+		if (fd != AT_FDCWD)
+			close(fd);
+		if (next < 0)
+			return 1;
+		fd = next;
+	}
+	/*
+	 * The build-id names the contents: a table there is current, but
+	 * for root only one that no one else could have written.
+	 */
+	if (!force && !fstatat(fd, hex + 2, &st, AT_SYMLINK_NOFOLLOW) &&
+	    S_ISREG(st.st_mode) &&
+	    (geteuid() || (!st.st_uid && !(st.st_mode & 022)))) {
+		close(fd);
 		print_counts(o, " current=1");
 		return 0;
 	}
-	return write_table(o, path);
+	r = write_table(o, fd, hex + 2, path);
+	close(fd);
+	return r;
 }
 
 /* What to do with each object, for the tree walk's callback too */
@@ -671,7 +767,7 @@ static void do_object(const char *path, int fd)
 		return;
 	}
 	if (mode == 'o')
-		r = write_table(&o, out_path);
+		r = write_table(&o, AT_FDCWD, out_path, out_path);
 	else if (mode == 'd')
 		r = write_build_id(&o, out_dir);
 	else if (mode == 'c')
