@@ -9,7 +9,9 @@
 # the program's symbol table says (eu-nm), at offsets taken from its
 # program headers by readelf, not by the script's own mapping; a frame
 # without a file, one where nothing was mapped and one of an inode no
-# inode_cache event named keep their offsets; a program rebuilt since
+# inode_cache event named keep their offsets; in a signal handler's
+# stack, the restorer and the interrupted PC are named as they are, not
+# as return addresses; a program rebuilt since
 # (another build ID) is named from the debug file of the recorded build
 # ID, and not at all without one.
 
@@ -31,13 +33,14 @@ EOF
 inroot gcc -O1 -g -Wl,--build-id -o "$work/prog" "$work/prog.c"
 sym="$top/userspace/trace-cmd/ustack-symbolize"
 
-# off FUNCTION N: the file offset of FUNCTION+N, from readelf's view of
-# the text segment and eu-nm's of the symbol
+# off FUNCTION N [FILE]: the file offset of FUNCTION+N in FILE (the
+# program by default), from readelf's view of the text segment and
+# eu-nm's of the symbol
 off()
 {
-	local addr seg
-	addr=$(inroot eu-nm -P "$work/prog" | awk -v f="$1" '$1 == f { print $3 }')
-	seg=$(inroot readelf -lW "$work/prog" | inroot gawk -v a=$((16#$addr)) '
+	local addr seg file=${3:-$work/prog}
+	addr=$(inroot eu-nm -P "$file" | awk -v f="$1" '$1 == f { print $3 }')
+	seg=$(inroot readelf -lW "$file" | inroot gawk -v a=$((16#$addr)) '
 		$1 == "LOAD" && strtonum($3) <= a && a < strtonum($3) + strtonum($5) {
 			print strtonum($2) - strtonum($3) }')
 	[ -n "$seg" ] || { echo "no segment holds $1" >&2; exit 1; }
@@ -115,6 +118,63 @@ EOF
 is "report -l, --ts-diff, -R: frames named" \
 	"leaf+0x2 mid+0x5 leaf+0x2 mid+0x5 leaf+0x2 mid+0x5 leaf+0x2" \
 	"$(inroot python3 "$sym" "$work/layouts.txt" |
+	   sed -n 's/^ => <[0-9a-f]*> \([^ ]*\) .*/\1/p' | paste -sd' ')"
+
+# A stack taken in a signal handler (x86_64): the handler's frame, then
+# the restorer it returns to, then the PC the signal interrupted, then a
+# return address.  Neither of the middle two follows a call: each is
+# named as it is, not one byte back, where the functions before them end
+# (as glibc's padding before __restore_rt does).  The restorer is known
+# by its code, as in a stock libc without symbols for it: here its name
+# says nothing, and its bytes are given as they are.
+cat > "$work/sig.s" <<'EOF'
+	.text
+	.globl	handler, before, trampoline, prior, interrupted, caller
+	.type	handler, @function
+handler:
+	nop
+	ret
+	.size	handler, .-handler
+	.type	before, @function
+before:
+	ret
+	.size	before, .-before
+	.type	trampoline, @function
+trampoline:
+	/* movq $15, %rax; syscall */
+	.byte	0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05
+	.size	trampoline, .-trampoline
+	.type	prior, @function
+prior:
+	ret
+	.size	prior, .-prior
+	.type	interrupted, @function
+interrupted:
+	nop
+	ret
+	.size	interrupted, .-interrupted
+	.type	caller, @function
+caller:
+	call	interrupted
+	ret
+	.size	caller, .-caller
+	.section .note.GNU-stack,"",@progbits
+EOF
+inroot gcc -shared -nostdlib -Wl,--build-id -o "$work/sig.so" "$work/sig.s"
+sbid=$(inroot eu-readelf -n "$work/sig.so" | sed -n 's/.*Build ID: //p')
+sframes=$(for f in "handler 1" "trampoline 0" "interrupted 0" "caller 5"; do
+	# shellcheck disable=SC2086
+	off $f "$work/sig.so"
+	echo
+done | paste -sd,)
+cat > "$work/signal.txt" <<EOF
+            sig-175   [000]    96.226470: user_unwind_stack:    cookie=300000009
+{$sframes}{0x103,0x103,0x103,0x103}{0xfe00003,0xfe00003,0xfe00003,0xfe00003}
+            sig-175   [000]    96.226490: inode_cache:          inode=259 dev=[254:3] path=$work/sig.so build_id=$sbid
+EOF
+is "a signal handler's stack: the restorer and the interrupted PC named as they are" \
+	"handler+0x1 trampoline+0x0 interrupted+0x0 caller+0x5" \
+	"$(inroot python3 "$sym" "$work/signal.txt" |
 	   sed -n 's/^ => <[0-9a-f]*> \([^ ]*\) .*/\1/p' | paste -sd' ')"
 
 # Rebuilt after the trace: the recorded build ID is found in a debug
