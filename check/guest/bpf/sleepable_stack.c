@@ -63,7 +63,7 @@
 #include "kselftest.h"
 #include "sleepable_stack.skel.h"
 
-#define TIMEOUT	20	/* seconds for the probed call; it takes milliseconds */
+#define TIMEOUT	60	/* seconds for the probed call: it takes milliseconds */
 #define noinline	__attribute__((noinline))
 
 long sleepable_stack_probed(long arg);
