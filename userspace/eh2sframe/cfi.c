@@ -49,6 +49,7 @@ const char *const cfi_reason_name[CFI_NR_REASONS] = {
 	[CFI_EMPTY]		= "empty",
 	[CFI_OVERLAP]		= "overlap",
 	[CFI_RA_COLUMN]		= "ra-column",
+	[CFI_SP_RULE]		= "sp-rule",
 };
 
 /* A cursor over [pos, end) of the section; any read past end sets bad. */
@@ -485,7 +486,7 @@ struct state {
 	unsigned int cfa_plt;
 	unsigned int cfa_reg;
 	int64_t cfa_off;
-	struct cfi_rule ra, fp;
+	struct cfi_rule ra, fp, sp;
 	bool ra_mangled;
 	bool fp_restored;
 };
@@ -508,6 +509,8 @@ static struct cfi_rule *reg_rule(struct state *st, const struct machine *m,
 		return &st->ra;
 	if (reg == m->s->arch->fp)
 		return &st->fp;
+	if (reg == m->s->arch->sp)
+		return &st->sp;
 	return NULL;
 }
 
@@ -608,6 +611,7 @@ static int advance(struct machine *m, uint64_t to)
 	r.cfa_off = m->cur.cfa_off;
 	r.ra = m->cur.ra;
 	r.fp = m->cur.fp;
+	r.sp = m->cur.sp;
 	r.ra_mangled = m->cur.ra_mangled;
 	r.fp_restored = m->cur.fp_restored;
 	m->loc = to;
@@ -688,7 +692,10 @@ static int run(struct machine *m, size_t pos, size_t end, bool in_cie)
 			ret = set_rule(m, rd_uleb(&c), RULE_UNDEF, 0);
 			break;
 		case 0x08:	/* DW_CFA_same_value */
-			ret = set_rule(m, rd_uleb(&c), RULE_SAME, 0);
+			reg = rd_uleb(&c);
+			/* SP's own value is the CFA only if that is SP + 0 */
+			ret = set_rule(m, reg, reg == m->s->arch->sp ?
+					       RULE_OTHER : RULE_SAME, 0);
 			break;
 		case 0x09:	/* DW_CFA_register */
 			reg = rd_uleb(&c);
@@ -763,11 +770,10 @@ static int run(struct machine *m, size_t pos, size_t end, bool in_cie)
 		case 0x14:	/* DW_CFA_val_offset */
 		case 0x15:	/* DW_CFA_val_offset_sf */
 			reg = rd_uleb(&c);
-			if (op == 0x14)
-				rd_uleb(&c);
-			else
-				rd_sleb(&c);
-			ret = set_rule(m, reg, RULE_OTHER, 0);
+			off = op == 0x14 ? (int64_t)rd_uleb(&c) : rd_sleb(&c);
+			/* SP = CFA + 0 says what SFrame assumes. */
+			ret = set_rule(m, reg, reg == m->s->arch->sp && !off ?
+					       RULE_SAME : RULE_OTHER, 0);
 			break;
 		case 0x2d:	/* DW_CFA_AARCH64_negate_ra_state */
 			if (m->s->arch->machine != EM_AARCH64)
@@ -811,6 +817,7 @@ int cfi_rows(const struct cfi_section *s, const struct cfi_fde *fde,
 	/* Before the CIE says otherwise, RA and FP have their own values. */
 	m.cur.ra.kind = RULE_SAME;
 	m.cur.fp.kind = RULE_SAME;
+	m.cur.sp.kind = RULE_SAME;
 	m.cur.cfa_reg = s->arch->sp;
 	ret = run(&m, fde->cie_insns, fde->cie_end, true);
 	if (ret)

@@ -30,6 +30,7 @@ enum cfi_reason {
 	CFI_EMPTY,		/* zero-sized, or outside the object */
 	CFI_OVERLAP,		/* starts inside the previous function */
 	CFI_RA_COLUMN,		/* the CIE's return column is not the RA's */
+	CFI_SP_RULE,		/* the caller's SP is not the CFA */
 	CFI_NR_REASONS
 };
 
@@ -71,6 +72,9 @@ struct cfi_row {
 	int64_t cfa_off;
 	bool cfa_reg_set;	/* by DW_CFA_def_cfa_register at this row */
 	struct cfi_rule ra, fp;
+	/* SP's rule: RULE_SAME when the caller's SP is the CFA, as SFrame
+	 * has it (no rule, or DW_CFA_val_offset of 0) */
+	struct cfi_rule sp;
 	bool ra_mangled;
 	bool fp_restored;	/* FP's rule is the CIE's, by DW_CFA_restore */
 };

@@ -80,6 +80,15 @@ static int row_to_fre(const struct arch *a, const struct cfi_row *r,
 		f->outermost = true;
 		return 0;
 	}
+	/*
+	 * The caller's SP is the CFA in SFrame: a rule that gives it
+	 * another value (saved on the stack, in a register: code that
+	 * switches stacks) cannot be said.  gas refuses most such rules
+	 * but ignores DW_CFA_offset of SP (glibc's setcontext), after
+	 * which the kernel would resume the walk on the wrong stack.
+	 */
+	if (r->sp.kind != RULE_SAME)
+		return CFI_SP_RULE;
 	if (r->cfa_expr)
 		return CFI_CFA_EXPR;
 	if (!fits32(r->cfa_off))
@@ -132,9 +141,13 @@ static int row_to_fre(const struct arch *a, const struct cfi_row *r,
 	f->mangled = r->ra_mangled;
 	f->fp_restored = r->fp_restored;
 
+	/*
+	 * An undefined FP (DW_CFA_undefined) is not an unsaved one, which
+	 * SFrame would say: the caller's FP is unknown there, and the walk
+	 * would go on with the callee's.  gas leaves the function out too.
+	 */
 	switch (r->fp.kind) {
 	case RULE_SAME:
-	case RULE_UNDEF:
 		break;
 	case RULE_OFFSET:
 		if (!fits32(r->fp.off))
