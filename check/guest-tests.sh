@@ -41,16 +41,14 @@ dmesg -n 1 2>/dev/null
 sysctl -qw debug.exception-trace=1 2>/dev/null ||
 	echo "# guest: cannot set debug.exception-trace: signal deaths go unlogged"
 
-# "make run_tests", unlike kselftest's installed runner (run_kselftest.sh),
-# prints no KTAP header and plan, only each program's result: print them
-# as that runner does, the plan counting the tests that "make install"
-# would list for it (emit_tests).
 # The time limits agree with the session's: GUEST_TIMEOUT is the limit
 # after which the host kills the guest (check.sh's), counted from before
 # the boot.  What is left of it is the budget of this script: that limit
 # less the guest's uptime and a margin for starting QEMU and copying the
-# results out.  The selftests get at most half of it, all of them
-# together; each project test (below) at most PROJECT_TIMEOUT seconds
+# results out.  The selftests get all of it but kernel-log-clean's
+# reserve (each program is also bounded by its "settings" file, which
+# make check-debug raises); each project test (below) at most
+# PROJECT_TIMEOUT seconds
 # (the stress test's time and a margin for the slowest guest), and
 # never more than what is left once kernel-log-clean's LOG_RESERVE is
 # set aside.  So a test that hangs fails alone: the tests after it and
@@ -65,6 +63,10 @@ budget=$(( ${GUEST_TIMEOUT:-$((PROJECT_TIMEOUT * 20))} - 60 -
 [ "$budget" -gt 0 ] || budget=0
 SECONDS=0
 
+# "make run_tests", unlike kselftest's installed runner (run_kselftest.sh),
+# prints no KTAP header and plan, only each program's result: print them
+# as that runner does, the plan counting the tests that "make install"
+# would list for it (emit_tests).
 ntests=0
 [ "${GUEST_KSELFTESTS:-1}" != 1 ] ||
 ntests=$(make -s --no-print-directory -C "$tree/tools/testing/selftests/sframe" \
@@ -73,7 +75,7 @@ echo "TAP version 13"
 echo "1..$ntests"
 if [ "${GUEST_KSELFTESTS:-1}" = 1 ]; then
 	# Each program has the limit of its "settings" file as well.
-	timeout -k 10 $((budget / 2 > 1 ? budget / 2 : 1)) \
+	timeout -k 10 $((budget > LOG_RESERVE + 30 ? budget - LOG_RESERVE - 20 : 10)) \
 	make -C "$tree/tools/testing/selftests" TARGETS=sframe O="$kout" \
 		KHDR_INCLUDES="-isystem $kout/usr/include" run_tests 2>&1
 	# run_tests reports failures in its TAP, not in its exit status.
