@@ -89,7 +89,7 @@ count()
 		"$(grep -c '^fail' "$dir/$arch-$label.results")" \
 		"$(grep -c '^skip' "$dir/$arch-$label.results")" \
 		"$(grep -h '^guest-speed: ' "$dir/$arch-$label.log" | tr -d '\r')"
-	grep '^fail' "$dir/$arch-$label.results" | sed 's/^/    /'
+	grep '^fail' "$dir/$arch-$label.results" | sed 's/^/    /' || true
 	sed -n 's/^# guest: \(.*\) took \(.*\)/\1 \2/p' \
 		"$dir/$arch-$label.project.tap" 2>/dev/null | tr '\n' ';' |
 		sed 's/;$/\n/; s/;/, /g; s/^/    times: /'
