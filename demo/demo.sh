@@ -89,7 +89,7 @@ arch_vars x86_64
 (cd "$tree" && inroot make -s O="$kout" headers)
 inroot make -s -C "$tree/tools/sframe" OUTPUT="$demo/guest/" \
 	KHDR_INCLUDES="-isystem $kout/usr/include"
-inroot make -s -C "$TOP/userspace/eh2sframe" O="$CACHE/eh2sframe"
+eh2sframe_build all > /dev/null
 rm -rf "$demo/guest/sframe-tables"
 lib=$GUEST_ROOT/usr/lib/$TRIPLET
 inroot "$CACHE/eh2sframe/eh2sframe" -d "$demo/guest/sframe-tables" \

@@ -99,6 +99,17 @@ arch_vars()
 	esac
 }
 
+# eh2sframe_build TARGET... - build userspace/eh2sframe (make's
+# targets: all, fuzz) in the toolchain root into $CACHE/eh2sframe,
+# which make's timestamps keep current, and print that directory.  Runs
+# that use the cache share it: build a change to the converter into a
+# directory of its own (make -C userspace/eh2sframe O=DIR).
+eh2sframe_build()
+{
+	inroot make -s -C "$TOP/userspace/eh2sframe" O="$CACHE/eh2sframe" "$@" >&2
+	echo "$CACHE/eh2sframe"
+}
+
 # Run a command inside the toolchain root.  The project and the cache are
 # bound at the same paths as on the host so that paths printed by the
 # tools are valid on both sides.  BWRAP_EXTRA: more bwrap options (an

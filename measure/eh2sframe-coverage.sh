@@ -15,8 +15,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/lib/lib.sh"
 
-bin=$CACHE/eh2sframe
-inroot make -s -C "$top/userspace/eh2sframe" O="$bin"
+bin=$(eh2sframe_build all)
 dest=$OUT/measure
 mkdir -p "$dest"
 work=$(mktemp -d -p "$CACHE" coverage.XXXXXX)

@@ -47,7 +47,7 @@ inroot make -s -C "$TOP/userspace/bpf-profile" O="$kout/guest-tests/bpf-profile"
 # SFrame tables made from the .eh_frame of the guest root's own, stock
 # programs and the libraries they load (check/guest/stock-tables.sh), by
 # userspace/eh2sframe on the host, into a build-id directory.
-inroot make -s -C "$TOP/userspace/eh2sframe" O="$CACHE/eh2sframe"
+eh2sframe_build all > /dev/null
 tables=$kout/guest-tests/sframe-tables
 rm -rf "$tables"
 lib=usr/lib/$TRIPLET

@@ -34,8 +34,7 @@ shift
 arches=("$@")
 [ ${#arches[@]} -gt 0 ] || arches=(x86_64 arm64)
 
-bin=$CACHE/eh2sframe
-inroot make -s -C "$top/userspace/eh2sframe" O="$bin"
+bin=$(eh2sframe_build all)
 work=$(mktemp -d -p "$CACHE" eh2sframe-forms.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 

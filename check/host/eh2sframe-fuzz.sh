@@ -19,8 +19,7 @@ shift
 arches=("$@")
 [ ${#arches[@]} -gt 0 ] || arches=(x86_64 arm64)
 
-bin=$CACHE/eh2sframe
-inroot make -s -C "$top/userspace/eh2sframe" O="$bin" fuzz
+bin=$(eh2sframe_build fuzz)
 corpus=$CACHE/corpus/out
 "$top/check/corpus.sh" "$corpus" > /dev/null
 

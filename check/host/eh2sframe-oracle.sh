@@ -29,8 +29,7 @@ arches=("$@")
 [ ${#arches[@]} -gt 0 ] || arches=(x86_64 arm64)
 MIN_PCS=1000000
 
-bin=$CACHE/eh2sframe
-inroot make -s -C "$top/userspace/eh2sframe" O="$bin"
+bin=$(eh2sframe_build all)
 corpus=$CACHE/corpus/out
 "$top/check/corpus.sh" "$corpus"
 

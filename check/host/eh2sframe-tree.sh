@@ -18,8 +18,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 
 tree=${1:?usage: $0 TREE (the check tree, docs/check-tree.md)}
 
-bin=$CACHE/eh2sframe
-inroot make -s -C "$top/userspace/eh2sframe" O="$bin"
+bin=$(eh2sframe_build all)
 work=$(mktemp -d -p "$CACHE" eh2sframe-tree.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
