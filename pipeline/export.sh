@@ -17,7 +17,8 @@
 . "$(dirname "$0")/../lib/lib.sh"
 
 dir=${1:-$BUILD/linux}
-[ -d "$dir/.git" ] || die "$dir is not a tree: run 'make tree'"
+# A worktree of it (git worktree add) has a .git file.
+[ -e "$dir/.git" ] || die "$dir is not a tree: run 'make tree'"
 [ -z "$(git -C "$dir" status --porcelain --untracked-files=no)" ] ||
 	die "$dir has uncommitted changes"
 mapfile -t topics < <(topic_list)
