@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Stock programs, not rebuilt: the guest root's own python3, bash and perl
-# and the libraries they load have .eh_frame and no .sframe.  With the
+# and the libraries they load have .eh_frame and no .sframe; its cpio
+# (x86_64) and make (arm64) have a .sframe section that describes their
+# start-up code only, which the kernel registers at exec.  With the
 # tables that userspace/eh2sframe made from their .eh_frame
 # (pipeline/selftests.sh: $KOUT/guest-tests/sframe-tables), registered by
 # the selftests' rtld-audit module (tools/sframe/sframe-audit.c), perf's
@@ -104,6 +106,18 @@ check --through "${mod##*/}" 8 python3.14 16 \
 check bash 8 'syscalls:sys_enter_chdir' \
 	bash -c 'for i in 1 2 3 4 5 6 7 8; do cd /; done' || rc=1
 check perl 8 'syscalls:sys_enter_chdir' perl -e 'chdir "/" for 1 .. 8' || rc=1
+# A program whose own .sframe section describes only its start-up code,
+# which the kernel registered at exec: the module must register the
+# table instead.  Its control is that section alone.
+if [ "$(uname -m)" = aarch64 ]; then
+	check make 8 'syscalls:sys_enter_chdir' sh -c \
+		'for i in 1 2 3 4 5 6 7 8 9 10; do make -s -C / -f /dev/null; done' ||
+		rc=1
+else
+	check cpio 8 'syscalls:sys_enter_chdir' sh -c \
+		'for i in 1 2 3 4 5 6 7 8 9 10; do cpio -i -D / < /dev/null; done' ||
+		rc=1
+fi
 echo "what registration costs python3 (reported):"
 python3 "$src/startup.py" "$dir/sframe-audit.so" "$tables" "$dir/none" 5 || rc=1
 exit $rc
