@@ -64,13 +64,15 @@ done
 inroot "$CACHE/eh2sframe/eh2sframe" -d "$tables" "${stock[@]/#/$GUEST_ROOT/}" \
 	> "$kout/guest-tests/sframe-tables.txt" ||
 	die "eh2sframe could not make the stock programs' tables"
-# and the table of the glibc test program built without SFrame, which the
-# dynamic linker of userspace/glibc looks up (check/guest/glibc-chains.sh)
+# and the tables of the glibc test programs built without SFrame, or with
+# a partial section, which the dynamic linker of userspace/glibc looks up
+# (check/guest/glibc-chains.sh)
 if [ -n "$glibc" ]; then
 	rm -rf "$kout/guest-tests/glibc/tables/.build-id"
 	inroot "$CACHE/eh2sframe/eh2sframe" -d "$kout/guest-tests/glibc/tables" \
-		"$kout/guest-tests/glibc/tables/chains" > /dev/null ||
-		die "eh2sframe could not make the table of glibc/tables/chains"
+		"$kout/guest-tests/glibc/tables/chains" \
+		"$kout/guest-tests/glibc/partial/chains" > /dev/null ||
+		die "eh2sframe could not make the tables of glibc/{tables,partial}/chains"
 fi
 # test_progs of selftests/bpf with the series' tests only
 # (check/guest/selftests-bpf.sh)
