@@ -12,7 +12,7 @@ three alike:
            what the module costs by itself (ld.so loads it in a
            namespace of its own, with a second libc);
   tables   the module with the directory TABLES: every object's table
-           mapped, fixed up and registered.
+           mapped and registered in place (PRCTL_SFRAME_VADDR).
 
 Prints the median time of each and the memory (Rss and Private_Dirty of
 /proc/self/smaps_rollup) of the last run of each.  Fails only if a run

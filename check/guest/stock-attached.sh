@@ -1,0 +1,127 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Tables attached to files, for programs that are already running: the
+# guest root's own python3, bash and perl, not rebuilt and started with
+# nothing that registers tables (no audit module, the root's own ld.so),
+# each in a loop of chdir() calls.  Then one `perf record -a` of the
+# whole guest, system-wide, as a profiler of a machine would take it:
+# - before anything is attached (the control): the stock x86_64
+#   programs keep no frame pointers, so not all of their chains can be
+#   whole; the arm64 ones keep frame records, and are only reported;
+# - after tools/sframe/sframe-attach attached the tables that
+#   userspace/eh2sframe made from their .eh_frame
+#   (pipeline/selftests.sh: $KOUT/guest-tests/sframe-tables) to the
+#   files that the running processes map (sframe-attach -p): every
+#   fp,defer chain must be whole, from the syscall to the program's
+#   _start, and equal frame for frame to perf's own DWARF unwinding of
+#   the same processes (stock-tables/compare.py), for the programs
+#   started before the attach and for a python3 started after it.
+# The tables are detached at the end (sframe-attach -u -p), whatever
+# happens: the tests after this one need processes without tables.
+
+set -u
+src=$(cd "$(dirname "$0")/stock-tables" && pwd)
+tables=$KOUT/guest-tests/sframe-tables
+attach=$KOUT/kselftest/sframe/sframe-attach
+command -v perf > /dev/null || { echo "no perf in the guest"; exit 1; }
+[ -x "$attach" ] || { echo "$attach missing: selftests not built"; exit 1; }
+[ -d "$tables/.build-id" ] ||
+	{ echo "$tables missing: pipeline/selftests.sh made no tables"; exit 1; }
+dir=$(mktemp -d)
+pids=()
+# shellcheck disable=SC2317 # called by the trap
+cleanup()
+{
+	touch "$dir/stop"
+	[ ${#pids[@]} -eq 0 ] || wait "${pids[@]}" 2>/dev/null
+	"$attach" -u -p > /dev/null
+	rm -rf "$dir"
+}
+trap cleanup EXIT
+# perf without servers for debuginfod, as in the perf tests (lib/perf.sh)
+export LD_LIBRARY_PATH=$KOUT/guest-tests/nodebuginfod
+export PYTHONHASHSEED=0
+
+# The loops: a chdir() every 20 ms until $dir/stop exists.
+py='import os, time
+while not os.path.exists("'$dir/stop'"):
+    os.chdir("/")
+    time.sleep(0.02)'
+sh='while [ ! -e '$dir/stop' ]; do cd /; read -r -t 0.02 <> "'$dir/fifo'"; done'
+pl='until (-e "'$dir/stop'") { chdir "/"; select(undef, undef, undef, 0.02) }'
+mkfifo "$dir/fifo"
+
+# The perf tools themselves must not be unwound with tables: they run
+# without LD_AUDIT, from the root's ld.so, as the loops do.
+env -u LD_LIBRARY_PATH python3 -c "$py" & pids+=($!)
+env -u LD_LIBRARY_PATH bash -c "$sh" & pids+=($!)
+env -u LD_LIBRARY_PATH perl -e "$pl" & pids+=($!)
+sleep 1
+
+# record NAME CALL-GRAPH: one system-wide perf record of the chdir()
+# calls, then perf script of each program's samples in NAME-COMM.txt.
+record()
+{
+	local name=$1 cg=$2 comm
+
+	perf record -q -a -e syscalls:sys_enter_chdir -m 2048 \
+		--call-graph "$cg" -o "$dir/$name.data" -- sleep 2 \
+		> "$dir/$name.out" 2>&1 ||
+		{ echo "perf record of $name failed:"; tail -n 5 "$dir/$name.out"; return 1; }
+	for comm in python3 bash perl py-after; do
+		perf script --no-inline -i "$dir/$name.data" --comms "$comm" \
+			-F ip,sym,symoff,dso > "$dir/$name-$comm.txt" \
+			2> "$dir/$name.err" ||
+			{ echo "perf script of $name failed"; tail -n 5 "$dir/$name.err"; return 1; }
+	done
+}
+
+pac=()
+[ "$(uname -m)" != aarch64 ] || pac=(--pac)
+python=$(basename "$(readlink -f "$(command -v python3)")")
+rc=0
+
+# compare COMM PROGRAM: the chains of COMM with tables against DWARF
+compare()
+{
+	echo "$1 with attached tables, fp,defer against dwarf:"
+	python3 "$src/compare.py" "${pac[@]}" "$2" 20 \
+		"$dir/fp-$1.txt" "$dir/dwarf-$1.txt" || rc=1
+}
+
+# DWARF unwinding is perf's own: the same with tables or without.
+record control fp,defer && record dwarf dwarf || exit 1
+echo "without tables (the control):"
+for comm in python3 bash perl; do
+	prog=$comm
+	[ "$comm" != python3 ] || prog=$python
+	python3 "$src/compare.py" --control "$prog" 20 \
+		"$dir/control-$comm.txt" "$dir/dwarf-$comm.txt" && continue
+	if [ "$(uname -m)" = aarch64 ]; then
+		echo "  (arm64: not asserted, frame records reach _start)"
+	else
+		rc=1
+	fi
+done
+
+echo "sframe-attach -p:"
+"$attach" -d "$tables" -p | sed 's/^/  /'
+# The processes that exist now are unwound with the tables; so is a
+# python3 started after the attach (py-after, its own name for perf).
+ln -s "$(readlink -f "$(command -v python3)")" "$dir/py-after"
+env -u LD_LIBRARY_PATH "$dir/py-after" -c "$py" & pids+=($!)
+sleep 1
+grep -h "$python\|libc.so" /sys/kernel/debug/sframe/attached 2>/dev/null |
+	sed 's/^/  attached: /'
+
+record fp fp,defer || exit 1
+# py-after did not run for the first DWARF record.
+record dwarf2 dwarf || exit 1
+compare python3 "$python"
+compare bash bash
+compare perl perl
+echo "py-after with attached tables, fp,defer against dwarf:"
+python3 "$src/compare.py" "${pac[@]}" "$python" 20 \
+	"$dir/fp-py-after.txt" "$dir/dwarf2-py-after.txt" || rc=1
+exit $rc
