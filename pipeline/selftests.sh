@@ -67,6 +67,10 @@ esac
 inroot "$CACHE/eh2sframe/eh2sframe" -d "$tables" "${stock[@]/#/$GUEST_ROOT/}" \
 	> "$kout/guest-tests/sframe-tables.txt" ||
 	die "eh2sframe could not make the stock programs' tables"
+# The x86_64 guest runs on the toolchain root, where eh2sframe was built:
+# userspace/distro/sframe-tables runs it there (check/guest/distro-tables.sh).
+rm -f "$kout/guest-tests/eh2sframe"
+[ "$arch" != x86_64 ] || cp "$CACHE/eh2sframe/eh2sframe" "$kout/guest-tests/"
 # and the tables of the glibc test programs built without SFrame, or with
 # a partial section, which the dynamic linker of userspace/glibc looks up
 # (check/guest/glibc-chains.sh)

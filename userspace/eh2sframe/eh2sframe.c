@@ -856,10 +856,13 @@ static int walk_one(const char *path, const struct stat *st, int type,
  * Every object under @top, not following symbolic links: a link to an
  * object under the prefix names a file the walk meets anyway, and the
  * build-id makes a second name of one object (a hard link) cost a stat.
+ * Mounts are crossed: overlayfs (containers) and 9p give files other
+ * device numbers than their directories, and FTW_MOUNT would skip them
+ * all.
  */
 static void walk(const char *top)
 {
-	if (nftw(top, walk_one, 16, FTW_PHYS | FTW_MOUNT)) {
+	if (nftw(top, walk_one, 16, FTW_PHYS)) {
 		fprintf(stderr, "%s: %s\n", top, strerror(errno));
 		status = status ? status : 1;
 	}

@@ -1,0 +1,88 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# userspace/distro/sframe-tables, as a distribution runs it, on a small
+# object directory: copies of the guest root's python3 and of libz
+# (same build-ids, their own inodes), and a table directory of its own.
+# - update (x86_64, where the host's eh2sframe runs in the guest; arm64
+#   gets the tables made on the host first): a table for each object,
+#   attached, as /sys/kernel/debug/sframe/attached shows;
+# - an upgrade, as dpkg does it: a new python3 renamed over the old one
+#   while a process runs the old one; update attaches the new file and
+#   keeps the old one's table while it is mapped; once that process has
+#   exited, update detaches it (sframe-attach -P);
+# - detach: none of the objects has a table any more.
+
+set -u
+attach=$KOUT/kselftest/sframe/sframe-attach
+eh=$KOUT/guest-tests/eh2sframe
+script=$(cd "$(dirname "$0")/../.." && pwd)/userspace/distro/sframe-tables
+list=/sys/kernel/debug/sframe/attached
+[ -x "$attach" ] || { echo "$attach missing: selftests not built"; exit 1; }
+[ -r "$list" ] || { echo "no $list: debugfs not mounted?"; exit 1; }
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+# attach also attaches what running processes map (libc...): the tests
+# after this one need processes without tables.
+trap 'SFRAME_OBJECT_DIRS=$tmp/objs SFRAME_TOOLS=$tmp/bin "$script" detach > /dev/null 2>&1; "$attach" -u -p > /dev/null; rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/objs" "$tmp/bin"
+ln -s "$attach" "$tmp/bin/sframe-attach"
+python=$(readlink -f "$(command -v python3)")
+libz=$(readlink -f "/usr/lib/$(uname -m)-linux-gnu/libz.so.1")
+cp "$python" "$tmp/objs/python3"
+cp "$libz" "$tmp/objs/libz.so.1"
+export SFRAME_TABLE_DIR=$tmp/tables SFRAME_OBJECT_DIRS=$tmp/objs \
+	SFRAME_TOOLS=$tmp/bin
+if [ -x "$eh" ]; then
+	ln -s "$eh" "$tmp/bin/eh2sframe"
+else
+	# arm64: no eh2sframe for the guest; the tables of the stock
+	# objects were made on the host (pipeline/selftests.sh), and update
+	# finds them there, as if it had made them.
+	cp -r "$KOUT/guest-tests/sframe-tables" "$tmp/tables"
+	printf '#!/bin/sh\nexit 0\n' > "$tmp/bin/eh2sframe"
+	chmod 755 "$tmp/bin/eh2sframe"
+fi
+
+# listed FILE: the line of the inode of FILE in the list, if any
+listed()
+{
+	grep " $(stat -c %i "$1") " "$list"
+}
+
+rc=0
+fail()
+{
+	echo "not ok: $*"
+	rc=1
+}
+
+"$script" update | sed 's/^/  update: /'
+n=$(find "$tmp/tables" -name '*.sframe' | wc -l)
+[ "$n" -ge 2 ] || fail "update made $n tables"
+for f in python3 libz.so.1; do
+	listed "$tmp/objs/$f" > /dev/null || fail "$f has no table attached"
+done
+
+# An upgrade: the old python3 runs, a new file is renamed over it.
+"$tmp/objs/python3" -c 'import time; time.sleep(600)' &
+old_pid=$!
+sleep 1
+old_ino=$(stat -c %i "$tmp/objs/python3")
+cp "$python" "$tmp/objs/python3.new"
+printf 'x' >> "$tmp/objs/python3.new"	# another file, same build-id
+mv "$tmp/objs/python3.new" "$tmp/objs/python3"
+"$script" update | sed 's/^/  update after the upgrade: /'
+listed "$tmp/objs/python3" > /dev/null || fail "the new python3 has no table"
+grep -q " $old_ino " "$list" || fail "the old python3 lost its table while it runs"
+kill "$old_pid"
+wait "$old_pid" 2> /dev/null
+"$script" update | sed 's/^/  update once it exited: /'
+! grep -q " $old_ino " "$list" || fail "the old python3's table was not detached"
+
+"$script" detach | sed 's/^/  detach: /'
+for f in python3 libz.so.1; do
+	! listed "$tmp/objs/$f" > /dev/null || fail "$f has a table after detach"
+done
+[ $rc = 0 ] && echo "ok: update, upgrade and detach"
+exit $rc
