@@ -16,7 +16,13 @@
 #   fp,defer chain must be whole, from the syscall to the program's
 #   _start, and equal frame for frame to perf's own DWARF unwinding of
 #   the same processes (stock-tables/compare.py), for the programs
-#   started before the attach and for a python3 started after it.
+#   started before the attach and for a python3 started after it;
+# - then the other two consumers, on python3s started before the attach:
+#   trace-cmd record -O userstacktrace_delay of the loop's chdir() calls
+#   (reported by stock trace-cmd, named by ustack-symbolize), and
+#   bpf-profile -p sampling a busy python3 for 3 s: their stacks reach
+#   _start (stock-tables/reach.py: every trace-cmd stack, 90% of the
+#   samples, as in stock-consumers.sh).
 # The tables are detached at the end (sframe-attach -u -p), whatever
 # happens: the tests after this one need processes without tables.
 
@@ -24,7 +30,14 @@ set -u
 src=$(cd "$(dirname "$0")/stock-tables" && pwd)
 tables=$KOUT/guest-tests/sframe-tables
 attach=$KOUT/kselftest/sframe/sframe-attach
+symbolize=$(cd "$(dirname "$0")/../.." && pwd)/userspace/trace-cmd/ustack-symbolize
+profile=$KOUT/guest-tests/bpf-profile/bpf-profile
 command -v perf > /dev/null || { echo "no perf in the guest"; exit 1; }
+command -v trace-cmd > /dev/null || { echo "no trace-cmd in the guest"; exit 1; }
+[ -x "$profile" ] || { echo "$profile missing: pipeline/selftests.sh did not build it"; exit 1; }
+mountpoint -q /sys/kernel/tracing ||
+	mount -t tracefs nodev /sys/kernel/tracing ||
+	{ echo "cannot mount tracefs"; exit 1; }
 [ -x "$attach" ] || { echo "$attach missing: selftests not built"; exit 1; }
 [ -d "$tables/.build-id" ] ||
 	{ echo "$tables missing: pipeline/selftests.sh made no tables"; exit 1; }
@@ -49,6 +62,16 @@ while not os.path.exists("'$dir/stop'"):
     os.chdir("/")
     time.sleep(0.02)'
 sh='while [ ! -e '$dir/stop' ]; do cd /; read -r -t 0.02 <> "'$dir/fifo'"; done'
+# For bpf-profile, which samples CPU time: idle until $dir/go, then busy.
+busy='import os, time
+def square(n):
+    return n * n
+def work(n):
+    return sum(square(i) for i in range(n))
+while not os.path.exists("'$dir/go'"):
+    time.sleep(0.05)
+while not os.path.exists("'$dir/stop'"):
+    work(1000)'
 pl='until (-e "'$dir/stop'") { chdir "/"; select(undef, undef, undef, 0.02) }'
 mkfifo "$dir/fifo"
 
@@ -57,6 +80,8 @@ mkfifo "$dir/fifo"
 env -u LD_LIBRARY_PATH python3 -c "$py" & pids+=($!)
 env -u LD_LIBRARY_PATH bash -c "$sh" & pids+=($!)
 env -u LD_LIBRARY_PATH perl -e "$pl" & pids+=($!)
+env -u LD_LIBRARY_PATH python3 -c "$busy" & pids+=($!)
+py_pid=${pids[0]} busy_pid=${pids[3]}
 sleep 1
 
 # record NAME CALL-GRAPH: one system-wide perf record of the chdir()
@@ -79,7 +104,8 @@ record()
 
 pac=()
 [ "$(uname -m)" != aarch64 ] || pac=(--pac)
-python=$(basename "$(readlink -f "$(command -v python3)")")
+python_path=$(readlink -f "$(command -v python3)")
+python=$(basename "$python_path")
 rc=0
 
 # compare COMM PROGRAM: the chains of COMM with tables against DWARF
@@ -124,4 +150,35 @@ compare perl perl
 echo "py-after with attached tables, fp,defer against dwarf:"
 python3 "$src/compare.py" "${pac[@]}" "$python" 20 \
 	"$dir/fp-py-after.txt" "$dir/dwarf2-py-after.txt" || rc=1
+
+# shellcheck source=check/guest/lib/trace-cmd.sh
+. "$(dirname "$0")/lib/trace-cmd.sh"
+echo "trace-cmd, the python3 loop started before the attach:"
+cat "/proc/$py_pid/maps" > "$dir/tc.maps"
+if tc_start "$dir/tc.dat" "$dir/tc.rec" syscalls:sys_enter_chdir; then
+	sleep 2
+	# shellcheck disable=SC2154 # set by tc_start
+	kill -INT "$tc_pid"
+	if wait "$tc_pid" &&
+	   trace-cmd report -i "$dir/tc.dat" > "$dir/tc.txt" 2> "$dir/tc.err"; then
+		python3 "$symbolize" "$dir/tc.txt" > "$dir/tc.sym"
+		python3 "$src/reach.py" "$python_path" 20 trace-cmd "$dir/tc.sym" \
+			"$dir/tc.maps" "$py_pid" || rc=1
+	else
+		echo "  trace-cmd failed:"; tail -n 5 "$dir/tc.rec" "$dir/tc.err"
+		rc=1
+	fi
+else
+	rc=1
+fi
+echo "bpf-profile -p, a busy python3 started before the attach:"
+touch "$dir/go"
+if "$profile" -F 199 -p "$busy_pid" -d 3 -o "$dir/bp.txt" > "$dir/bp.out" 2>&1; then
+	head -n 1 "$dir/bp.txt" | sed 's/^/  /'
+	python3 "$src/reach.py" --share 90 "$python_path" 50 bpf-profile \
+		"$dir/bp.txt" || rc=1
+else
+	echo "  bpf-profile failed:"; tail -n 5 "$dir/bp.out"
+	rc=1
+fi
 exit $rc

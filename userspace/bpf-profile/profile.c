@@ -6,10 +6,13 @@
  * that a program built without frame pointers gives whole stacks.
  *
  *	bpf-profile [-F HZ] [-o FILE] COMMAND [ARG...]
+ *	bpf-profile [-F HZ] [-o FILE] -p PID -d SECONDS
  *
  * Runs COMMAND, samples every CPU HZ times a second of its time (cpu-clock,
  * user mode only), as bcc's profile does, keeps the samples of COMMAND's
- * threads, and writes to FILE (standard output by default):
+ * threads, and writes to FILE (standard output by default).  With -p, it
+ * samples the process PID, which runs already, for SECONDS seconds or
+ * until it exits.  It writes:
  *
  *	# a comment line with the counts
  *	maps:
@@ -28,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -200,7 +204,8 @@ static void write_profile(FILE *out, const char *cmd, int hz,
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: bpf-profile [-F HZ] [-o FILE] COMMAND [ARG...]\n");
+	fprintf(stderr, "usage: bpf-profile [-F HZ] [-o FILE] COMMAND [ARG...]\n"
+			"       bpf-profile [-F HZ] [-o FILE] -p PID -d SECONDS\n");
 	exit(2);
 }
 
@@ -215,6 +220,10 @@ int main(int argc, char **argv)
 		.exclude_hv = 1,
 	};
 	int opt, hz = 499, go[2], execed[2], status = 0, cpu, nr_cpus;
+	int seconds = 0;
+	pid_t target = 0;
+	char name[32];
+	time_t end;
 	struct bpf_link *on_stack = NULL, **on_sample;
 	struct profile_bpf *skel;
 	struct ring_buffer *rb;
@@ -223,7 +232,7 @@ int main(int argc, char **argv)
 	pid_t pid;
 	char c;
 
-	while ((opt = getopt(argc, argv, "+F:o:")) != -1) {
+	while ((opt = getopt(argc, argv, "+F:o:p:d:")) != -1) {
 		switch (opt) {
 		case 'F':
 			hz = atoi(optarg);
@@ -231,11 +240,18 @@ int main(int argc, char **argv)
 		case 'o':
 			output = optarg;
 			break;
+		case 'p':
+			target = atoi(optarg);
+			break;
+		case 'd':
+			seconds = atoi(optarg);
+			break;
 		default:
 			usage();
 		}
 	}
-	if (optind >= argc || hz <= 0)
+	if (hz <= 0 || (target ? optind < argc || target < 0 || seconds <= 0 :
+			       optind >= argc || seconds))
 		usage();
 
 	/* execed: closed by the exec, for the first maps to be COMMAND's */
@@ -245,6 +261,14 @@ int main(int argc, char **argv)
 	on_sample = calloc(nr_cpus > 0 ? nr_cpus : 1, sizeof(*on_sample));
 	if (nr_cpus <= 0 || !on_sample)
 		return fprintf(stderr, "cannot count the CPUs\n"), 1;
+	if (target) {
+		pid = target;
+		snprintf(name, sizeof(name), "pid %d", target);
+		save_maps(pid);
+		if (!maps_len)
+			return fprintf(stderr, "no process %d\n", target), 1;
+		goto load;
+	}
 	pid = fork();
 	if (pid < 0)
 		return perror("fork"), 1;
@@ -264,6 +288,7 @@ int main(int argc, char **argv)
 	close(go[0]);
 	close(execed[1]);
 
+load:
 	skel = profile_bpf__open_and_load();
 	if (!skel) {
 		perror("loading profile.bpf.o");
@@ -292,6 +317,16 @@ int main(int argc, char **argv)
 			goto kill;
 		}
 	}
+	if (target) {
+		/* For SECONDS, or until the process is gone. */
+		end = time(NULL) + seconds;
+		while (time(NULL) < end && !kill(pid, 0)) {
+			save_maps(pid);
+			ring_buffer__poll(rb, 100);
+		}
+		ring_buffer__consume(rb);
+		goto write;
+	}
 	if (write(go[1], "g", 1) != 1)
 		goto kill;
 	close(go[1]);
@@ -311,12 +346,14 @@ int main(int argc, char **argv)
 	}
 	ring_buffer__consume(rb);
 
+write:
+
 	if (output) {
 		out = fopen(output, "w");
 		if (!out)
 			return perror(output), 1;
 	}
-	write_profile(out, argv[optind], hz, skel->bss->lost);
+	write_profile(out, target ? name : argv[optind], hz, skel->bss->lost);
 	if (out != stdout)
 		fclose(out);
 	for (cpu = 0; cpu < nr_cpus; cpu++)
@@ -324,9 +361,13 @@ int main(int argc, char **argv)
 	bpf_link__destroy(on_stack);
 	ring_buffer__free(rb);
 	profile_bpf__destroy(skel);
+	if (target)
+		return 0;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 
 kill:
+	if (target)
+		return 1;
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	return 1;
