@@ -42,11 +42,11 @@ report=$TOP/out/attach-root-$arch.txt
 	SFRAME_CHECK_LOCKED=1 "$TOP/pipeline/run.sh" "$arch" "$tree" 900 "
 		cd / &&
 		s=\$(date +%s.%N) &&
-		$attach -d $tables ${dirs[*]/#//} &&
-		e=\$(date +%s.%N) &&
-		echo \"attach time: \$(echo \"\$e - \$s\" | bc) s\" &&
-		head -1 /sys/kernel/debug/sframe/attached &&
-		echo 'largest (dev ino table-bytes kernel-bytes links mappings path):' &&
-		grep -v '^#' /sys/kernel/debug/sframe/attached | sort -k4 -n -r | head -8 &&
+		$attach -d $tables ${dirs[*]/#//};
+		e=\$(date +%s.%N);
+		echo \"attach time: \$(echo \"\$e - \$s\" | bc) s\";
+		head -1 /sys/kernel/debug/sframe/attached;
+		echo 'largest (dev ino table-bytes kernel-bytes links mappings path):';
+		grep -v '^#' /sys/kernel/debug/sframe/attached | sort -k4 -n -r | head -8;
 		$attach -u ${dirs[*]/#//}"
 } | tee "$report"

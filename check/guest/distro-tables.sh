@@ -44,10 +44,16 @@ else
 	chmod 755 "$tmp/bin/eh2sframe"
 fi
 
-# listed FILE: the line of the inode of FILE in the list, if any
+# listed_ino INO: whether inode INO has a table (the second field)
+listed_ino()
+{
+	awk -v ino="$1" '$2 == ino { found = 1 } END { exit !found }' "$list"
+}
+
+# listed FILE: whether the inode of FILE has a table
 listed()
 {
-	grep " $(stat -c %i "$1") " "$list"
+	listed_ino "$(stat -c %i "$1")"
 }
 
 rc=0
@@ -61,7 +67,7 @@ fail()
 n=$(find "$tmp/tables" -name '*.sframe' | wc -l)
 [ "$n" -ge 2 ] || fail "update made $n tables"
 for f in python3 libz.so.1; do
-	listed "$tmp/objs/$f" > /dev/null || fail "$f has no table attached"
+	listed "$tmp/objs/$f" || fail "$f has no table attached"
 done
 
 # An upgrade: the old python3 runs, a new file is renamed over it.
@@ -73,16 +79,16 @@ cp "$python" "$tmp/objs/python3.new"
 printf 'x' >> "$tmp/objs/python3.new"	# another file, same build-id
 mv "$tmp/objs/python3.new" "$tmp/objs/python3"
 "$script" update | sed 's/^/  update after the upgrade: /'
-listed "$tmp/objs/python3" > /dev/null || fail "the new python3 has no table"
-grep -q " $old_ino " "$list" || fail "the old python3 lost its table while it runs"
+listed "$tmp/objs/python3" || fail "the new python3 has no table"
+listed_ino "$old_ino" || fail "the old python3 lost its table while it runs"
 kill "$old_pid"
 wait "$old_pid" 2> /dev/null
 "$script" update | sed 's/^/  update once it exited: /'
-! grep -q " $old_ino " "$list" || fail "the old python3's table was not detached"
+! listed_ino "$old_ino" || fail "the old python3's table was not detached"
 
 "$script" detach | sed 's/^/  detach: /'
 for f in python3 libz.so.1; do
-	! listed "$tmp/objs/$f" > /dev/null || fail "$f has a table after detach"
+	! listed "$tmp/objs/$f" || fail "$f has a table after detach"
 done
 [ $rc = 0 ] && echo "ok: update, upgrade and detach"
 exit $rc

@@ -46,9 +46,12 @@ pids=()
 # shellcheck disable=SC2317 # called by the trap
 cleanup()
 {
-	touch "$dir/stop"
-	[ ${#pids[@]} -eq 0 ] || wait "${pids[@]}" 2>/dev/null
+	# Detach while the loops still map their files, then stop them.
 	"$attach" -u -p > /dev/null
+	touch "$dir/go" "$dir/stop"
+	[ ${#pids[@]} -eq 0 ] || sleep 1
+	[ ${#pids[@]} -eq 0 ] || kill "${pids[@]}" 2>/dev/null
+	[ ${#pids[@]} -eq 0 ] || wait "${pids[@]}" 2>/dev/null
 	rm -rf "$dir"
 }
 trap cleanup EXIT
@@ -68,7 +71,7 @@ def square(n):
     return n * n
 def work(n):
     return sum(square(i) for i in range(n))
-while not os.path.exists("'$dir/go'"):
+while not os.path.exists("'$dir/go'") and not os.path.exists("'$dir/stop'"):
     time.sleep(0.05)
 while not os.path.exists("'$dir/stop'"):
     work(1000)'

@@ -223,6 +223,7 @@ int main(int argc, char **argv)
 	int seconds = 0;
 	pid_t target = 0;
 	char name[32];
+	struct timespec now;
 	time_t end;
 	struct bpf_link *on_stack = NULL, **on_sample;
 	struct profile_bpf *skel;
@@ -319,8 +320,12 @@ load:
 	}
 	if (target) {
 		/* For SECONDS, or until the process is gone. */
-		end = time(NULL) + seconds;
-		while (time(NULL) < end && !kill(pid, 0)) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		end = now.tv_sec + seconds;
+		while (!kill(pid, 0)) {
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if (now.tv_sec >= end)
+				break;
 			save_maps(pid);
 			ring_buffer__poll(rb, 100);
 		}
@@ -361,8 +366,9 @@ write:
 	bpf_link__destroy(on_stack);
 	ring_buffer__free(rb);
 	profile_bpf__destroy(skel);
+	/* A process sampled not once: gone, or never on a CPU. */
 	if (target)
-		return 0;
+		return samples ? 0 : 1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 
 kill:
