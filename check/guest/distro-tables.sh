@@ -71,10 +71,16 @@ for f in python3 libz.so.1; do
 done
 
 # An upgrade: the old python3 runs, a new file is renamed over it.
+old_ino=$(stat -c %i "$tmp/objs/python3")
 "$tmp/objs/python3" -c 'import time; time.sleep(600)' &
 old_pid=$!
-sleep 1
-old_ino=$(stat -c %i "$tmp/objs/python3")
+# Until it runs the old file, however slowly it starts
+for _ in $(seq 3000); do
+	[ "$(stat -L -c %i "/proc/$old_pid/exe" 2>/dev/null)" = "$old_ino" ] && break
+	sleep 0.1
+done
+[ "$(stat -L -c %i "/proc/$old_pid/exe" 2>/dev/null)" = "$old_ino" ] ||
+	fail "the old python3 did not start"
 cp "$python" "$tmp/objs/python3.new"
 printf 'x' >> "$tmp/objs/python3.new"	# another file, same build-id
 mv "$tmp/objs/python3.new" "$tmp/objs/python3"

@@ -59,14 +59,19 @@ trap cleanup EXIT
 export LD_LIBRARY_PATH=$KOUT/guest-tests/nodebuginfod
 export PYTHONHASHSEED=0
 
-# The loops: a chdir() every 20 ms until $dir/stop exists.
-py='import os, time
+# The loops: a chdir() every 20 ms until $dir/stop exists.  Each says
+# when it loops (ready-NAME, NAME its first argument): a process that
+# starts slowly must not leave a recording without its samples.
+py='import os, sys, time
+open("'$dir'/ready-" + sys.argv[1], "w").close()
 while not os.path.exists("'$dir/stop'"):
     os.chdir("/")
     time.sleep(0.02)'
-sh='while [ ! -e '$dir/stop' ]; do cd /; read -r -t 0.02 <> "'$dir/fifo'"; done'
+sh=': > "'$dir'/ready-$0"
+while [ ! -e '$dir/stop' ]; do cd /; read -r -t 0.02 <> "'$dir/fifo'"; done'
 # For bpf-profile, which samples CPU time: idle until $dir/go, then busy.
-busy='import os, time
+busy='import os, sys, time
+open("'$dir'/ready-" + sys.argv[1], "w").close()
 def square(n):
     return n * n
 def work(n):
@@ -75,17 +80,32 @@ while not os.path.exists("'$dir/go'") and not os.path.exists("'$dir/stop'"):
     time.sleep(0.05)
 while not os.path.exists("'$dir/stop'"):
     work(1000)'
-pl='until (-e "'$dir/stop'") { chdir "/"; select(undef, undef, undef, 0.02) }'
+pl='open(my $f, ">", "'$dir'/ready-$ARGV[0]") and close($f);
+until (-e "'$dir/stop'") { chdir "/"; select(undef, undef, undef, 0.02) }'
 mkfifo "$dir/fifo"
+
+# wait_ready NAME...: until each loop NAME runs, 300 s at the most
+wait_ready()
+{
+	local name end=$((SECONDS + 300))
+
+	for name in "$@"; do
+		while [ ! -e "$dir/ready-$name" ]; do
+			[ $SECONDS -lt $end ] ||
+				{ echo "$name did not start in 300 s"; return 1; }
+			sleep 0.1
+		done
+	done
+}
 
 # The perf tools themselves must not be unwound with tables: they run
 # without LD_AUDIT, from the root's ld.so, as the loops do.
-env -u LD_LIBRARY_PATH python3 -c "$py" & pids+=($!)
-env -u LD_LIBRARY_PATH bash -c "$sh" & pids+=($!)
-env -u LD_LIBRARY_PATH perl -e "$pl" & pids+=($!)
-env -u LD_LIBRARY_PATH python3 -c "$busy" & pids+=($!)
+env -u LD_LIBRARY_PATH python3 -c "$py" py & pids+=($!)
+env -u LD_LIBRARY_PATH bash -c "$sh" sh & pids+=($!)
+env -u LD_LIBRARY_PATH perl -e "$pl" pl & pids+=($!)
+env -u LD_LIBRARY_PATH python3 -c "$busy" busy & pids+=($!)
 py_pid=${pids[0]} busy_pid=${pids[3]}
-sleep 1
+wait_ready py sh pl busy || exit 1
 
 # record NAME CALL-GRAPH: one system-wide perf record of the chdir()
 # calls, then perf script of each program's samples in NAME-COMM.txt.
@@ -94,7 +114,7 @@ record()
 	local name=$1 cg=$2 comm
 
 	perf record -q -a -e syscalls:sys_enter_chdir -m 2048 \
-		--call-graph "$cg" -o "$dir/$name.data" -- sleep 2 \
+		--call-graph "$cg" -o "$dir/$name.data" -- sleep 3 \
 		> "$dir/$name.out" 2>&1 ||
 		{ echo "perf record of $name failed:"; tail -n 5 "$dir/$name.out"; return 1; }
 	for comm in python3 bash perl py-after; do
@@ -139,8 +159,8 @@ echo "sframe-attach -p:"
 # The processes that exist now are unwound with the tables; so is a
 # python3 started after the attach (py-after, its own name for perf).
 ln -s "$(readlink -f "$(command -v python3)")" "$dir/py-after"
-env -u LD_LIBRARY_PATH "$dir/py-after" -c "$py" & pids+=($!)
-sleep 1
+env -u LD_LIBRARY_PATH "$dir/py-after" -c "$py" after & pids+=($!)
+wait_ready after || exit 1
 grep -h "$python\|libc.so" /sys/kernel/debug/sframe/attached 2>/dev/null |
 	sed 's/^/  attached: /'
 
@@ -159,7 +179,7 @@ python3 "$src/compare.py" "${pac[@]}" "$python" 20 \
 echo "trace-cmd, the python3 loop started before the attach:"
 cat "/proc/$py_pid/maps" > "$dir/tc.maps"
 if tc_start "$dir/tc.dat" "$dir/tc.rec" syscalls:sys_enter_chdir; then
-	sleep 2
+	sleep 3
 	# shellcheck disable=SC2154 # set by tc_start
 	kill -INT "$tc_pid"
 	if wait "$tc_pid" &&
