@@ -16,7 +16,8 @@
 tree=${BENCH_TREE:-$CACHE/trees/check}
 [ "$(realpath -m "$tree")" != "$(realpath -m "$CACHE/trees/check")" ] ||
 	lock_check_tree
-tree=$(cd "$tree" && pwd)
+# Not cd: base + patches/ may not exist yet (pipeline/tree.sh makes it).
+tree=$(realpath -m "$tree")
 bench=$OUT/bench
 kout=$(kbuild_dir x86_64 "$tree")
 mkdir -p "$bench"
@@ -66,8 +67,9 @@ build_unwind_cost()
 build_unwind_cost x86_64 "$bench"
 build_unwind_cost arm64 "$bench/arm64"
 # The processes of the system-wide run (bench/system-wide.sh): busy and
-# its libraries with frame pointers and no SFrame, and with SFrame and no
-# frame pointers, the libraries registered by the series' audit module.
+# its libraries with frame pointers and no SFrame, and twice with SFrame
+# and no frame pointers: the libraries registered by the series' audit
+# module, and (other files) their tables attached by sframe-attach.
 build_busy()
 {
 	local dir=$1 i
@@ -84,8 +86,11 @@ build_busy()
 }
 build_busy "$bench/sys/fp" -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
 build_busy "$bench/sys/sframe" -fomit-frame-pointer -Wa,--gsframe
-inroot gcc -O2 -Wall -isystem "$kout/usr/include" -fPIC -shared \
-	-o "$bench/sys/sframe-audit.so" "$tree/tools/sframe/sframe-audit.c"
+# The same build again, other files: their tables are attached instead.
+build_busy "$bench/sys/attached" -fomit-frame-pointer -Wa,--gsframe
+# -B: the rules do not know the uapi headers.
+inroot make -s -B -C "$tree/tools/sframe" OUTPUT="$bench/sys/" \
+	KHDR_INCLUDES="-isystem $kout/usr/include"
 hdr=(-I"$sel" -I"$tree/tools/include" -isystem "$kout/usr/include")
 inroot gcc -O2 -Wa,--gsframe "${hdr[@]}" -o "$bench/sframe-mem" \
 	"$TOP/bench/sframe-mem.c"

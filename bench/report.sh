@@ -29,18 +29,22 @@ for f in unwind spread; do
 		spread) echo "### Distinct functions in four libraries, $a" ;;
 		esac
 		echo
-		echo '| depth | FP, ns/sample | SFrame warm | SFrame cold | warm / FP | cold / FP |'
-		echo '| ---: | ---: | ---: | ---: | ---: | ---: |'
-		awk '$2 == "fp" { fp[$1] = $4 } $2 == "sframe" { sf[$1] = $4; d[++n] = $1 }
+		echo '| depth | FP, ns/sample | SFrame warm | SFrame cold | attached warm | attached cold | warm / FP | cold / FP | attached warm / FP | attached cold / FP |'
+		echo '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |'
+		awk 'function r(x) { return fp[k] > 0 ? x / fp[k] : 0 }
+			$2 == "fp" { fp[$1] = $4 } $2 == "sframe" { sf[$1] = $4; d[++n] = $1 }
 			$2 == "sframe-cold" { cold[$1] = $4 }
+			$2 == "attached" { at[$1] = $4 }
+			$2 == "attached-cold" { atc[$1] = $4 }
 			END { for (i = 1; i <= n; i++) {
 				k = d[i]
-				printf "| %d | %d | %d | %d | %.2f | %.2f |\n", k,
-					fp[k], sf[k], cold[k],
-					(fp[k] > 0 ? sf[k] / fp[k] : 0),
-					(fp[k] > 0 ? cold[k] / fp[k] : 0) } }' "$d/$f.txt"
+				printf "| %d | %d | %d | %d | %d | %d | %.2f | %.2f | %.2f | %.2f |\n", k,
+					fp[k], sf[k], cold[k], at[k], atc[k],
+					r(sf[k]), r(cold[k]), r(at[k]), r(atc[k]) } }' "$d/$f.txt"
 		echo
 		sed -n 's/^per frame, depth \([0-9]*\) to \([0-9]*\): fp \(.*\) ns, sframe \(.*\) ns, sframe\/fp \(.*\), sframe-cold \(.*\) ns, sframe-cold\/fp \(.*\)/Per frame (slope from depth \1 to \2, TCG): frame pointers \3 ns, SFrame warm \4 ns, cold \6 ns: **SFrame \/ FP = \5 warm, \7 cold**./p' "$d/$f.txt"
+		sed -n 's/^fp-cold per frame, depth [0-9]* to [0-9]*: \(.*\) ns/The cold batches'"'"' changes of the registry cost a frame-pointer walk \1 ns per frame (fp-cold), which the cold figures include./p' "$d/$f.txt"
+		sed -n 's/^attached per frame, depth [0-9]* to [0-9]*: attached \(.*\) ns, attached\/fp \(.*\), attached-cold \(.*\) ns, attached-cold\/fp \(.*\)/Tables attached to the files instead: warm \1 ns, cold \3 ns per frame: **attached \/ FP = \2 warm, \4 cold**./p' "$d/$f.txt"
 		echo
 	done
 done
@@ -110,9 +114,13 @@ awk '
 	END {
 		print "| build | rounds unprofiled | rounds profiled | throughput profiled / unprofiled | samples | complete to main() |"
 		print "| --- | ---: | ---: | ---: | ---: | ---: |"
-		for (i = 1; i <= 2; i++) {
-			b = i == 1 ? "fp" : "sframe"
-			printf "| %s | %d | %d | %.2f | %d | %d (%.1f%%) |\n", b == "fp" ? "frame pointers" : "SFrame, no frame pointers", none[b], prof[b], none[b] ? prof[b] / none[b] : 0, n[b], c[b], n[b] ? 100 * c[b] / n[b] : 0
+		split("fp sframe attached", bs, " ")
+		name["fp"] = "frame pointers"
+		name["sframe"] = "SFrame, no frame pointers, registered by the process"
+		name["attached"] = "SFrame, no frame pointers, tables attached to the files"
+		for (i = 1; i <= 3; i++) {
+			b = bs[i]
+			printf "| %s | %d | %d | %.2f | %d | %d (%.1f%%) |\n", name[b], none[b], prof[b], none[b] ? prof[b] / none[b] : 0, n[b], c[b], n[b] ? 100 * c[b] / n[b] : 0
 		}
 		printf "\nLost: %d of %d samples.\n", lost, total
 	}' sys.txt

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * unwind-cost: what a deferred user stack unwind costs per frame, with
- * SFrame and with frame pointers, on the same stacks of the same binary.
+ * SFrame (registered by the process, or tables attached to the files) and
+ * with frame pointers, on the same stacks of the same binary.
  *
  * The program and its libraries are built with frame pointers and with
  * SFrame.  It opens a perf event on itself that samples every page fault
@@ -23,14 +24,30 @@
  *			per-task lookup cache holds the stack (warm)
  *	off-cold	as off, with the program's registration removed and
  *			added again before each touch
- *	sframe-cold	as sframe, with the same: each change of the
- *			registry invalidates the cache, so every lookup
+ *	fp-cold		as fp, with the program's registration added and
+ *			removed again before each touch: what the cold
+ *			batches' changes of the registry cost a walk that
+ *			has nothing to look up
+ *	sframe-cold	as sframe, with the program's registration removed
+ *			and added again before each touch: each change of
+ *			the registry invalidates the cache, so every lookup
  *			of every walk misses it (cold)
+ *	attached	the registrations removed, and the same sections
+ *			attached to the files instead (PR_ATTACH_SFRAME):
+ *			the kernel uses its own copy of each table
+ *	attached-cold	as attached, with the registry changed before each
+ *			touch as in fp-cold
  *
- * The unwind costs fp - off, sframe - off and sframe-cold - off-cold per
- * fault; their growth with DEPTH is the cost per frame.  Every deferred
- * callchain of a batch is read back and must hold at least DEPTH frames:
- * a walk that stopped early would look cheap.
+ * The answers of attached tables are never cached per task: attached and
+ * attached-cold differ by what fp-cold adds to fp.  The tables are
+ * attached for those two modes only, so that fp stays the frame-pointer
+ * walk, and are detached at exit.  On a kernel without PR_ATTACH_SFRAME,
+ * or without CAP_PERFMON, the attached modes are left out.
+ *
+ * The unwind costs per fault are each mode less off (less off-cold for
+ * the cold modes); their growth with DEPTH is the cost per frame.  Every
+ * deferred callchain of a batch is read back and must hold at least DEPTH
+ * frames: a walk that stopped early would look cheap.
  *
  *	unwind-cost [-s] [-H] [DEPTH...]  (default 8 32 128; with -s 16 64 127)
  *
@@ -44,8 +61,11 @@
 #define _GNU_SOURCE
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <link.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <linux/perf_event.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -68,14 +88,42 @@
 #define RING_PAGES	512		/* 2 MiB of ring buffer */
 #define MAX_DEPTHS	8
 
-enum { OFF, FP, SFRAME, OFF_COLD, SFRAME_COLD, NR_MODES };
+enum { OFF, FP, SFRAME, OFF_COLD, FP_COLD, SFRAME_COLD, ATTACHED,
+       ATTACHED_COLD, NR_MODES };
 static const char *const mode_name[NR_MODES] = {
-	"off", "fp", "sframe", "off-cold", "sframe-cold"
+	"off", "fp", "sframe", "off-cold", "fp-cold", "sframe-cold",
+	"attached", "attached-cold"
 };
+
+static bool is_cold(int mode)
+{
+	return mode == OFF_COLD || mode == FP_COLD || mode == SFRAME_COLD ||
+	       mode == ATTACHED_COLD;
+}
+
+static bool is_attached(int mode)
+{
+	return mode == ATTACHED || mode == ATTACHED_COLD;
+}
+
+/* Are the sections registered while the batch runs? */
+static bool is_registered(int mode)
+{
+	return mode == OFF || mode == SFRAME || mode == OFF_COLD ||
+	       mode == SFRAME_COLD;
+}
+
+static bool is_off(int mode)
+{
+	return mode == OFF || mode == OFF_COLD;
+}
 
 /* The program's registration first, then its libraries'. */
 static struct prctl_sframe regs[1 + NR_SPREAD_LIBS];
 static int nr_regs;
+/* The same sections, to attach to the objects' files. */
+static struct sframe_attach attach_args[1 + NR_SPREAD_LIBS];
+static bool attached, can_attach;
 static struct spread spread;
 static int perf_fd;
 static struct perf_event_mmap_page *ring;
@@ -105,6 +153,116 @@ static void set_sframe(int on)
 		set_one(&regs[i], on);
 }
 
+struct object_file {
+	const char *name;	/* as for struct sframe_object */
+	char path[PATH_MAX];
+	uint64_t bias;
+	bool found;
+};
+
+static int object_file_phdrs(struct dl_phdr_info *info, size_t size,
+			     void *data)
+{
+	struct object_file *obj = data;
+	bool self = !info->dlpi_name[0];
+
+	if (obj->name ? !strstr(info->dlpi_name, obj->name) : !self)
+		return 0;
+	snprintf(obj->path, sizeof(obj->path), "%s",
+		 self ? "/proc/self/exe" : info->dlpi_name);
+	obj->bias = info->dlpi_addr;
+	obj->found = true;
+	return 1;
+}
+
+/*
+ * The argument of PR_ATTACH_SFRAME that attaches the section of
+ * registration @i to the file of the object @name: the section as loaded
+ * is the table, and its link-time address is where it would be without
+ * the load bias.
+ */
+static void find_file(int i, const char *name)
+{
+	struct object_file obj = { .name = name };
+	int fd;
+
+	dl_iterate_phdr(object_file_phdrs, &obj);
+	if (!obj.found) {
+		fprintf(stderr, "%s: not loaded\n", name ? name : "the program");
+		exit(1);
+	}
+	fd = open(obj.path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die(obj.path);
+	attach_args[i] = (struct sframe_attach){
+		.fd = fd,
+		.format = SFRAME_FORMAT_SFRAME,
+		.table_addr = regs[i].sframe_addr,
+		.table_size = regs[i].sframe_size,
+		.table_vaddr = regs[i].sframe_addr - obj.bias,
+	};
+}
+
+/* Detach the table of registration @i's file: 0, or an errno. */
+static int detach_one(int i)
+{
+	/* A detach names the file and the format, nothing else. */
+	struct sframe_attach arg = {
+		.fd = attach_args[i].fd,
+		.format = attach_args[i].format,
+	};
+
+	return prctl(PR_DETACH_SFRAME, &arg, sizeof(arg), 0, 0) ? errno : 0;
+}
+
+/* Attach the sections to the files, or detach them. */
+static void set_attached(bool on)
+{
+	int i;
+
+	if (attached == on)
+		return;
+	/* Even half attached, the exit handler detaches what it can. */
+	attached = on;
+	for (i = 0; i < nr_regs; i++) {
+		if (on ? prctl(PR_ATTACH_SFRAME, &attach_args[i],
+			       sizeof(attach_args[i]), 0, 0) : detach_one(i))
+			die(on ? "PR_ATTACH_SFRAME" : "PR_DETACH_SFRAME");
+	}
+}
+
+/* An attached table is the whole system's: never leave one behind. */
+static void detach_at_exit(void)
+{
+	int i;
+
+	if (!attached)
+		return;
+	attached = false;
+	for (i = 0; i < nr_regs; i++)
+		detach_one(i);
+}
+
+/*
+ * Can the program attach tables?  Not on a kernel without
+ * PR_ATTACH_SFRAME (EINVAL), nor without CAP_PERFMON (EPERM).  Tables
+ * that a run killed before its exit handler left are detached first.
+ */
+static bool probe_attach(void)
+{
+	int i, err;
+
+	for (i = 0; i < nr_regs; i++) {
+		err = detach_one(i);
+		if (err == EINVAL || err == EPERM)
+			return false;
+		if (err && err != ENOENT)
+			die("PR_DETACH_SFRAME");
+	}
+	atexit(detach_at_exit);
+	return true;
+}
+
 /* The registrations of the program and of the spread libraries. */
 static void find_sframe(void)
 {
@@ -116,6 +274,7 @@ static void find_sframe(void)
 		fprintf(stderr, "no PT_GNU_SFRAME: build with -Wa,--gsframe\n");
 		exit(1);
 	}
+	find_file(0, NULL);
 	nr_regs = 1;
 	for (i = 0; i < NR_SPREAD_LIBS; i++) {
 		snprintf(name, sizeof(name), "/libspread%d.so", i);
@@ -130,6 +289,7 @@ static void find_sframe(void)
 			.text_addr = obj.text,
 			.text_size = obj.text_size,
 		};
+		find_file(nr_regs - 1, name);
 	}
 }
 
@@ -187,7 +347,7 @@ static double now_ns(void)
  */
 static __attribute__((__noinline__)) double batch(int mode)
 {
-	int cold = mode == OFF_COLD || mode == SFRAME_COLD;
+	bool cold = is_cold(mode);
 	volatile char *p;
 	double t;
 	int i;
@@ -197,13 +357,14 @@ static __attribute__((__noinline__)) double batch(int mode)
 	if (p == MAP_FAILED)
 		die("mmap");
 	madvise((void *)p, BATCH * PAGE, MADV_NOHUGEPAGE);
-	if (mode != OFF && mode != OFF_COLD)
+	if (!is_off(mode))
 		ioctl(perf_fd, PERF_EVENT_IOC_ENABLE, 0);
 	t = now_ns();
 	for (i = 0; i < BATCH; i++) {
+		/* Leave the registry as it was: attached has none. */
 		if (cold) {
-			set_one(&regs[0], 0);
-			set_one(&regs[0], 1);
+			set_one(&regs[0], !is_registered(mode));
+			set_one(&regs[0], is_registered(mode));
 		}
 		p[i * PAGE] = 1;
 	}
@@ -227,21 +388,25 @@ static int cur_slot;
 /* At the bottom of the stack under test: the batches of every mode. */
 static __attribute__((__noinline__)) int measure(void)
 {
-	double t[NR_MODES][ROUNDS];
+	double t[NR_MODES][ROUNDS] = {};
 	int r, m;
 
 	for (r = 0; r < ROUNDS; r++) {
 		for (m = 0; m < NR_MODES; m++) {
-			set_sframe(m != FP);
+			if (is_attached(m) && !can_attach)
+				continue;
+			set_sframe(is_registered(m));
+			set_attached(is_attached(m));
 			nr_chains = 0;
 			t[m][r] = batch(m);
-			if (m != OFF && m != OFF_COLD && nr_chains < BATCH) {
+			if (!is_off(m) && nr_chains < BATCH) {
 				fprintf(stderr, "%s: %lu deferred callchains for %d faults\n",
 					mode_name[m], nr_chains, BATCH);
 				exit(1);
 			}
 		}
 	}
+	set_attached(false);
 	for (m = 0; m < NR_MODES; m++) {
 		qsort(t[m], ROUNDS, sizeof(double), cmp_double);
 		median[cur_slot][m] = t[m][ROUNDS / 2];
@@ -329,6 +494,9 @@ int main(int argc, char **argv)
 	memcpy(spread.fn, spread_order, sizeof(spread.fn));
 	spread.leaf = measure;
 	find_sframe();
+	can_attach = probe_attach();
+	if (!can_attach)
+		fprintf(stderr, "PR_ATTACH_SFRAME refused: no attached modes\n");
 	open_event();
 
 	printf("%-6s %-11s %12s %12s %10s\n", "depth", "mode", "ns/fault",
@@ -339,9 +507,10 @@ int main(int argc, char **argv)
 		nr_chains = 0;
 		run(spreading, depths[i], i);
 		for (m = 0; m < NR_MODES; m++)
-			printf("%-6d %-11s %12.0f %12.0f\n", depths[i],
+			if (can_attach || !is_attached(m))
+				printf("%-6d %-11s %12.0f %12.0f\n", depths[i],
 			       mode_name[m], median[i][m], median[i][m] -
-			       median[i][m >= OFF_COLD ? OFF_COLD : OFF]);
+			       median[i][is_cold(m) ? OFF_COLD : OFF]);
 		printf("%-6d %-11s %36lu\n", depths[i], "chains", min_frames);
 		if (min_frames < (unsigned long)depths[i]) {
 			fprintf(stderr, "a deferred chain at depth %d has only %lu frames\n",
@@ -353,10 +522,20 @@ int main(int argc, char **argv)
 		double fp = slope(depths, n, FP, OFF);
 		double sf = slope(depths, n, SFRAME, OFF);
 		double cold = slope(depths, n, SFRAME_COLD, OFF_COLD);
+		double fpc = slope(depths, n, FP_COLD, OFF_COLD);
+		double at = slope(depths, n, ATTACHED, OFF);
+		double atc = slope(depths, n, ATTACHED_COLD, OFF_COLD);
 
 		printf("per frame, depth %d to %d: fp %.1f ns, sframe %.1f ns, sframe/fp %.2f, sframe-cold %.1f ns, sframe-cold/fp %.2f\n",
 		       depths[0], depths[n - 1], fp, sf, fp > 0 ? sf / fp : 0,
 		       cold, fp > 0 ? cold / fp : 0);
+		printf("fp-cold per frame, depth %d to %d: %.1f ns\n",
+		       depths[0], depths[n - 1], fpc);
+		if (can_attach)
+			printf("attached per frame, depth %d to %d: attached %.1f ns, attached/fp %.2f, attached-cold %.1f ns, attached-cold/fp %.2f\n",
+			       depths[0], depths[n - 1], at,
+			       fp > 0 ? at / fp : 0, atc,
+			       fp > 0 ? atc / fp : 0);
 	}
 	return 0;
 }
