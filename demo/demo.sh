@@ -38,6 +38,17 @@
 #
 #   trace-cmd-MODE.dat, stacks-MODE.txt (the named stacks)
 #
+# and, system-wide, the guest root's own python3, perl, bash, xz and
+# mawk, not rebuilt, running at once and started with nothing that
+# registers tables, under one perf record -a --call-graph fp,defer:
+#   sys-none    before any table is attached
+#   sys-tables  after tools/sframe/sframe-attach -p attached, to every
+#               file that the running processes map, the tables that
+#               eh2sframe made for the whole root (as a distribution
+#               would ship them)
+# with a flame graph of each (flame-sys-MODE.html) and one line per
+# program in the summary;
+#
 # and under BPF, with the project's bpf-profile (userspace/bpf-profile), a
 # sampling profiler like bcc's profile whose BPF programs ask for deferred
 # user stacks (bpf_unwind_user_request()), at the rate perf samples at,
@@ -49,15 +60,23 @@
 
 . "$(dirname "$0")/../lib/lib.sh"
 
-tree=$CACHE/trees/check
-lock_check_tree
+# DEMO_TREE: a kernel tree of your own (e.g. build/linux) instead of
+# base + patches/.
+tree=${DEMO_TREE:-$CACHE/trees/check}
+[ "$(realpath -m "$tree")" != "$(realpath -m "$CACHE/trees/check")" ] ||
+	lock_check_tree
+# Not cd: base + patches/ may not exist yet (pipeline/tree.sh makes it).
+tree=$(realpath -m "$tree")
 demo=$OUT/demo
 rounds=${DEMO_ROUNDS:-300}
 pyrounds=${DEMO_PYROUNDS:-300}
 rate=${DEMO_RATE:-499}
+syssecs=${DEMO_SYS_SECONDS:-5}
 lua_modes="sframe nosframe fp dwarf"
 py_modes="py-tables py-none py-dwarf"
 modes="$lua_modes $py_modes"
+sys_modes="sys-none sys-tables"
+sys_comms="python3 perl bash xz mawk"
 mkdir -p "$demo"
 rm -f "$demo"/perf-*.data "$demo"/report-*.txt "$demo"/script-*.txt \
 	"$demo"/flame-*.html "$demo"/summary.txt "$demo"/trace-cmd-*.dat \
@@ -67,8 +86,10 @@ tcmodes="sframe nosframe fp"
 
 log "toolchain"
 "$TOP/pipeline/toolchain.sh"
-log "kernel tree: base + patches/"
-FORCE=1 "$TOP/pipeline/tree.sh" "$tree"
+if [ -z "${DEMO_TREE:-}" ]; then
+	log "kernel tree: base + patches/"
+	FORCE=1 "$TOP/pipeline/tree.sh" "$tree"
+fi
 log "x86_64 kernel"
 "$TOP/pipeline/kernel.sh" x86_64 "$tree"
 log "workload: Lua from Debian's lua5.4 sources, three builds"
@@ -96,17 +117,21 @@ inroot "$CACHE/eh2sframe/eh2sframe" -d "$demo/guest/sframe-tables" \
 	"$GUEST_ROOT/usr/bin/python3.14" "$lib/$LDSO" "$lib/libc.so.6" \
 	"$lib/libm.so.6" "$lib/libz.so.1" "$lib/libexpat.so.1" \
 	"$GUEST_ROOT/usr/lib/python3.14/lib-dynload/"*.so > /dev/null
+log "the tables of the whole guest root, for the system-wide part"
+rm -rf "$demo/guest/root-tables"
+inroot "$CACHE/eh2sframe/eh2sframe" -d "$demo/guest/root-tables" \
+	"$GUEST_ROOT/usr/bin" "$lib" "$GUEST_ROOT/usr/lib/python3.14" > /dev/null
 
 log "profiling in the guest (QEMU TCG; a few minutes)"
 # The work is fixed (DEMO_ROUNDS): the limit, an hour by default
 # (DEMO_GUEST_TIMEOUT), only stops a guest that hangs, on any machine.
 guestcmd=$(printf '%q ' bash "$TOP/demo/guest.sh" "$demo" "$rate" "$rounds" \
-	"$modes" "$tcmodes" "$pyrounds")
+	"$modes" "$tcmodes" "$pyrounds" "$syssecs")
 "$TOP/pipeline/run.sh" x86_64 "$tree" "${DEMO_GUEST_TIMEOUT:-3600}" "$guestcmd" \
 	> "$demo/guest.log" 2>&1 ||
 	{ tail -n 30 "$demo/guest.log"; die "guest run failed"; }
 
-for mode in $modes; do
+for mode in $modes $sys_modes; do
 	log "reports: $mode"
 	data=$demo/perf-$mode.data
 	inroot perf report -i "$data" --stdio --no-children -G \
@@ -124,6 +149,12 @@ for mode in $modes; do
 	}
 done
 rm -rf "$demo/.flame" "$demo/.flame.log"
+for mode in $sys_modes; do
+	for comm in $sys_comms; do
+		inroot perf script -i "$demo/perf-$mode.data" --comms "$comm" \
+			-F ip,sym > "$demo/script-$mode-$comm.txt" 2>/dev/null
+	done
+done
 
 # trace-cmd's stacks, named on the host: one summary line per mode.
 for mode in $tcmodes; do
@@ -153,29 +184,44 @@ for mode in $tcmodes; do
 done
 
 # One line per mode: samples, share of samples whose user stack reaches
-# START (main(), or for the stock python3, whose main() has no symbol,
-# _start), mean user stack depth, perf.data bytes per sample.
+# START (main(), or _start for the stock programs, whose main() has no
+# symbol), mean user stack depth, perf.data bytes per sample.  A frame
+# that follows one in __libc_start_main is _start too, which only _start
+# calls: some stock programs (xz, mawk) have no symbol for _start either.
+# With a program's name, the line is of that program's samples only, and
+# the bytes, which are the recording's, are left out.
 summary()
 {
-	local mode=$1 start=$2 size
+	local mode=$1 start=$2 comm=${3:-} size script=$demo/script-$1.txt
 
 	size=$(stat -c %s "$demo/perf-$mode.data")
-	awk -v mode="$mode" -v size="$size" -v start="$start" '
+	[ -z "$comm" ] || { script=$demo/script-$mode-$comm.txt; size=; }
+	awk -v mode="${comm:-$mode}" -v size="$size" -v start="$start" '
 	function flush() {
 		if (!n) return
 		samples++; depth += n
 		if (has_main) main++
-		n = 0; has_main = 0
+		n = 0; has_main = 0; prev = ""
 	}
 	/^[[:space:]]*$/ { flush(); next }
-	{ n++; if ($2 == start) has_main = 1 }
+	{
+		n++
+		if ($2 == start ||
+		    (start == "_start" && prev ~ /^__libc_start_main/))
+			has_main = 1
+		prev = $2
+	}
 	END {
 		flush()
-		printf "%-9s %8d %13.1f%% %11.1f %11.1f MB %10d\n", mode,
+		printf "%-9s %8d %13.1f%% %11.1f", mode,
 			samples, samples ? 100 * main / samples : 0,
-			samples ? depth / samples : 0, size / 1e6,
-			samples ? size / samples : 0
-	}' "$demo/script-$mode.txt"
+			samples ? depth / samples : 0
+		if (size == "")
+			printf "\n"
+		else
+			printf " %11.1f MB %10d\n", size / 1e6,
+				samples ? size / samples : 0
+	}' "$script"
 }
 
 {
@@ -207,6 +253,24 @@ summary()
 	echo "py-none:   the module, no tables (frame pointers only, as today)"
 	echo "py-dwarf:  --call-graph dwarf"
 	echo
+	echo "perf record -a -F $rate -e cpu-clock:u --call-graph fp,defer for $syssecs s:"
+	echo "Debian's python3, perl, bash, xz and mawk (not rebuilt) running at once,"
+	echo "started before any table was attached, with nothing that registers tables;"
+	echo "a task's last sample may hold only the cookie of its deferred stack,"
+	echo "which came after the recording ended"
+	for mode in $sys_modes; do
+		echo
+		case $mode in
+		sys-none) echo "sys-none: no table attached (frame pointers only, as today)" ;;
+		sys-tables) echo "sys-tables: after sframe-attach -p attached the tables of the whole root" ;;
+		esac
+		printf "%-9s %8s %14s %11s\n" program samples \
+			"reach _start" "mean depth"
+		for comm in $sys_comms; do
+			summary "$mode" _start "$comm"
+		done
+	done
+	echo
 	echo "trace-cmd record -O userstacktrace_delay -e sched:sched_stat_runtime,"
 	echo "the same workload: a deferred user stack per scheduler tick of Lua"
 	echo
@@ -231,7 +295,8 @@ cat "$demo/summary.txt"
 echo
 echo "Outputs in $demo:"
 echo "  report-MODE.txt  perf report --stdio call graphs"
-echo "  flame-MODE.html  flame graphs (perf script report flamegraph)"
+echo "  flame-MODE.html  flame graphs (perf script report flamegraph);"
+echo "                   flame-sys-tables.html: the whole guest, tables attached"
 echo "  perf-MODE.data   the recordings; guest.log: the guest's output"
 echo "  stacks-MODE.txt  trace-cmd's deferred stacks, named"
 echo "  trace-cmd-MODE.dat  trace-cmd's recordings"
