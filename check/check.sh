@@ -53,53 +53,9 @@ else
 	arches=(x86_64 arm64)
 fi
 
-# result pass|fail|skip NAME [REASON]
-result()
-{
-	printf '%s\t%s\t%s\n' "$1" "$2" "${3:-}" >> "$rdir/results"
-	case $1 in
-	pass) printf '  PASS  %s\n' "$2" ;;
-	fail) printf '  FAIL  %s%s\n' "$2" "${3:+ ($3)}" ;;
-	skip) printf '  SKIP  %s (%s)\n' "$2" "${3:-}" ;;
-	esac
-}
-
-# Turn the flat "ok - name"/"not ok - name" lines of the checkpatch and
-# bisect logs into results, prefixed by $2.  They carry no test number,
-# which kunit_parser requires of a result line.
-tap_results()
-{
-	local log=$1 prefix=$2 line name
-
-	while IFS= read -r line; do
-		case $line in
-		"ok "*"# SKIP"*)
-			name=${line#ok }; name=${name#[0-9]* }; name=${name#- }
-			result skip "$prefix${name%% # SKIP*}" "${name#*# SKIP }" ;;
-		"ok "*)
-			name=${line#ok }; name=${name#[0-9]* }; name=${name#- }
-			result pass "$prefix$name" ;;
-		"not ok "*)
-			name=${line#not ok }; name=${name#[0-9]* }; name=${name#- }
-			result fail "$prefix$name" ;;
-		esac
-	done < "$log"
-}
-
-# ktap_results PREFIX FILE [OPTION...]: count the results of the KTAP in
-# FILE with the kernel's parser, through lib/ktap-results.py.
-ktap_results()
-{
-	local prefix=$1 file=$2 out status name reason
-	shift 2
-
-	out=$(python3 "$TOP/lib/ktap-results.py" "$@" \
-		"$tree/tools/testing/kunit" "$prefix" "$file") ||
-		out+=$'\n'"fail	$prefix${file##*/}	ktap-results.py failed"
-	while IFS=$'\t' read -r status name reason; do
-		[ -z "$status" ] || result "$status" "$name" "$reason"
-	done <<< "$out"
-}
+# result, tap_results, ktap_results, host_test_results, guest_results
+# shellcheck source=lib/results.sh
+. "$TOP/lib/results.sh"
 
 # step NAME COMMAND...: run and time a step; its output goes to a log.
 step()
@@ -239,22 +195,7 @@ for arch in "${arches[@]}"; do
 		result fail "$arch guest boots and runs the tests"
 	fi
 	[ -e "$gtap" ] || continue
-	# Each selftest case counts, as "ARCH: PROG: CASE"; a program that
-	# failed without a failed case (crash, timeout), skipped as a whole
-	# or printed no case counts itself, as "ARCH: PROG".
-	ktap_results "$arch: " "$gtap" --name "sframe selftests"
-	grep -qE '^(not )?ok [0-9]+ selftests: sframe: ' "$gtap" ||
-		result fail "$arch: sframe selftests ran"
-	# Each project test counts, as "ARCH: project: NAME", and so does
-	# each case of the KTAP it passes on, as "ARCH: PROGRAM: CASE"
-	# (check/guest/bpf.sh).
-	ktap_results "$arch: " "$ptap" --top --name "project tests"
-	# A failed project test's own output, so that a CI log says why.
-	[ ! -e "$ptap" ] ||
-	awk '/^(not )?ok [0-9]+ / { if (/^not ok [0-9]+ project: /) {
-		print "    output of " $0 ":"; printf "%s", out }
-		out = ""; next }
-	     /^# / { out = out "      " substr($0, 3) "\n" }' "$ptap"
+	guest_results "$arch" "$gtap" "$ptap"
 done
 
 [ "$mode" != debug ] || finish
@@ -267,19 +208,7 @@ for t in "$TOP"/check/pipeline/*.sh "$TOP"/check/host/*.sh; do
 	[[ $t != */check/pipeline/* ]] || name=pipeline-$name
 	rc=0
 	step "host test $name" bash "$t" "$tree" "${arches[@]}" || rc=$?
-	log=$rdir/host_test_$name.log
-	# A test that prints TAP (a plan line) counts each case, as the
-	# selftests do; it counts itself too only when it failed without a
-	# failed case.  Any other test counts once, by its exit status.
-	if grep -qE '^1\.\.[0-9]+$' "$log"; then
-		tap_results "$log" "host: $name: "
-		[ $rc -eq 0 ] || grep -q '^not ok ' "$log" ||
-			result fail "host: $name"
-	elif [ $rc -eq 0 ]; then
-		result pass "host: $name"
-	else
-		result fail "host: $name"
-	fi
+	host_test_results "$name" $rc "$rdir/host_test_$name.log"
 done
 
 finish
