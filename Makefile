@@ -7,7 +7,7 @@ ARCH ?= x86_64
 SHELL := /bin/bash
 
 .PHONY: check check-fast check-debug demo bench fuzz toolchain base tree export kernel selftests \
-	run clean help
+	run test clean help
 
 help:
 	@echo 'make demo         build the patched kernel, boot it, profile a program with perf'
@@ -23,6 +23,7 @@ help:
 	@echo 'make kernel       build/linux'"'"'s kernel for ARCH (x86_64 or arm64)'
 	@echo 'make selftests    build/linux'"'"'s sframe selftests for ARCH'
 	@echo 'make run          a command (CMD) in a guest of build/linux'"'"'s kernel for ARCH'
+	@echo 'make test         only the tests named like T (a glob), on build/linux for ARCH'
 	@echo 'make clean        remove out/'
 
 check:
@@ -66,6 +67,14 @@ CMD ?= uname -a
 export CMD
 run:
 	@CMD="$$CMD" pipeline/run.sh $(ARCH) build/linux 600 "$$CMD"
+
+# make test T='stock-*' ARCH=arm64: only those tests (check/test.sh), on
+# build/linux after make kernel and make selftests for ARCH.
+T ?=
+export T
+test:
+	@[ -n "$$T" ] || { echo "make test T=GLOB: which tests? (check/test.sh)"; exit 2; }
+	@check/test.sh -a $(ARCH) -- "$$T"
 
 clean:
 	rm -rf out
