@@ -113,7 +113,10 @@ record()
 {
 	local name=$1 cg=$2 comm
 
+	# The processes exist before perf: it reads their maps at its start,
+	# for 500 ms each by default, which a loaded debug kernel can exceed.
 	perf record -q -a -e syscalls:sys_enter_chdir -m 2048 \
+		--proc-map-timeout 30000 \
 		--call-graph "$cg" -o "$dir/$name.data" -- sleep 3 \
 		> "$dir/$name.out" 2>&1 ||
 		{ echo "perf record of $name failed:"; tail -n 5 "$dir/$name.out"; return 1; }
@@ -122,6 +125,16 @@ record()
 			-F ip,sym,symoff,dso > "$dir/$name-$comm.txt" \
 			2> "$dir/$name.err" ||
 			{ echo "perf script of $name failed"; tail -n 5 "$dir/$name.err"; return 1; }
+	done
+	# A program without samples: say what the recording holds instead.
+	for comm in python3 bash perl; do
+		[ ! -s "$dir/$name-$comm.txt" ] || continue
+		echo "$name: no sample of $comm; samples per command, and perf's messages:"
+		perf script -i "$dir/$name.data" -F comm,pid 2> /dev/null |
+			sort | uniq -c | sed 's/^/    /'
+		sed 's/^/    perf record: /' "$dir/$name.out"
+		sed 's/^/    perf script: /' "$dir/$name.err"
+		break
 	done
 }
 
