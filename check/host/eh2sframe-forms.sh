@@ -23,6 +23,9 @@
 #   not as a mismatch).
 # - sp_is_cfa: DW_CFA_val_offset of SP, 0: the caller's SP is the CFA,
 #   what SFrame assumes.  Converted.
+#
+# eh2sframe-oracle checks the same verdicts against libdw's reading of
+# the CFI (check/host/eh2sframe-libdw.sh).
 
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -34,7 +37,7 @@ shift
 arches=("$@")
 [ ${#arches[@]} -gt 0 ] || arches=(x86_64 arm64)
 
-bin=$(eh2sframe_build all)
+bin=$(eh2sframe_build all oracle)
 work=$(mktemp -d -p "$CACHE" eh2sframe-forms.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
@@ -183,5 +186,17 @@ for arch in "${arches[@]}"; do
 		done | sort | paste -sd' ')
 	is "eh2sframe-forms: $arch: the functions left out, and why" \
 		"fp_undefined=fp-rule ra_column=ra-column sp_saved=sp-rule" "$got"
+	# The same verdicts against libdw's reading (eh2sframe-oracle): the
+	# two converted agree with it, SP = CFA + 0 included, and the three
+	# left out are the FDEs left out.
+	inroot "$bin/eh2sframe" -v -o "$work/t-$arch" "$so" > /dev/null 2> "$work/l-$arch"
+	line=$(inroot "$bin/eh2sframe-oracle" "$so" "$work/t-$arch" "$work/l-$arch" \
+		2> "$work/o-$arch") || true
+	sed 's/^/# /' "$work/o-$arch"
+	is "eh2sframe-forms: $arch: libdw agrees, every FDE accounted for" \
+		"fdes=5 converted=2 left_out=3 mismatch=0 unaccounted=0" \
+		"$(for k in fdes converted left_out mismatch unaccounted; do
+			grep -o " $k=[0-9]*" <<< "$line" || echo " $k=?"
+		   done | tr -d '\n' | sed 's/^ //')"
 done
 tap_done
