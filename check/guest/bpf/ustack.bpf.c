@@ -14,6 +14,9 @@
 #include "ustack.h"
 
 extern int bpf_unwind_user_request(__u64 *cookie, __u64 flags) __ksym;
+/* Where the series has it; bpf_probe_read_kernel() of ips otherwise */
+extern int bpf_unwind_user_get_stack(__u64 *buf, __u32 buf__sz,
+				     __u64 flags) __ksym __weak;
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -115,6 +118,7 @@ int BPF_PROG(deliver, __u64 cookie, const unsigned long *ips, unsigned int nr)
 {
 	struct ustack_rec *r;
 	__u32 n = nr;
+	int len;
 
 	if (!is_target())
 		return 0;
@@ -129,6 +133,12 @@ int BPF_PROG(deliver, __u64 cookie, const unsigned long *ips, unsigned int nr)
 	r->cookie = cookie;
 	/* A request from here is one of the same entry: answered already */
 	r->ret = bpf_unwind_user_request(&r->cookie_again, 0);
+	if (bpf_ksym_exists(bpf_unwind_user_get_stack)) {
+		len = bpf_unwind_user_get_stack(r->ips, sizeof(r->ips), 0);
+		r->nr = len < 0 ? -1 : len / (int)sizeof(r->ips[0]);
+		bpf_ringbuf_submit(r, 0);
+		return 0;
+	}
 	if (n > USTACK_MAX)
 		n = USTACK_MAX;
 	r->nr = n;
