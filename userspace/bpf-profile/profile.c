@@ -26,16 +26,19 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <linux/fs.h>
 #include <linux/perf_event.h>
 #include <linux/types.h>
 
@@ -125,32 +128,57 @@ static int on_rec(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/* Keep the file mappings of @pid, as they were last seen alive. */
+/*
+ * Keep the file mappings of @pid as they were last seen whole.  They are
+ * asked for one at a time with PROCMAP_QUERY rather than read from the
+ * text of /proc/PID/maps: stdio reads that file a page at a time, and a
+ * read() after the process has dropped its address space returns 0, not
+ * an error, so that a process exiting between two reads left the first
+ * page (its program's mappings, without its libraries) as if it were
+ * all.  The ioctl fails with ESRCH then, and a walk that fails is
+ * dropped.  Mappings can still change between two calls, as between two
+ * reads of the file; what this keeps is each mapping as it was at one
+ * moment of the walk, and all of them, in order.
+ */
 static void save_maps(pid_t pid)
 {
-	char path[64], line[512], *buf = NULL;
+	char path[64], name[PATH_MAX], *buf = NULL;
+	struct procmap_query q;
+	__u64 addr = 0;
 	size_t len = 0;
-	FILE *f, *out;
+	int fd, err;
+	FILE *out;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	f = fopen(path, "r");
-	if (!f)
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return;
 	out = open_memstream(&buf, &len);
 	if (!out) {
-		fclose(f);
+		close(fd);
 		return;
 	}
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long start, end;
-		char *file = strchr(line, '/');
-
-		if (file && sscanf(line, "%lx-%lx", &start, &end) == 2)
-			fprintf(out, "%lx %lx %s", start, end, file);
+	for (;;) {
+		memset(&q, 0, sizeof(q));
+		q.size = sizeof(q);
+		q.query_flags = PROCMAP_QUERY_COVERING_OR_NEXT_VMA |
+				PROCMAP_QUERY_FILE_BACKED_VMA;
+		q.query_addr = addr;
+		q.vma_name_addr = (uintptr_t)name;
+		q.vma_name_size = sizeof(name);
+		if (ioctl(fd, PROCMAP_QUERY, &q)) {
+			/* ENOENT: no file mapping above @addr */
+			err = errno == ENOENT ? 0 : errno;
+			break;
+		}
+		if (q.vma_name_size)
+			fprintf(out, "%llx %llx %s\n", (unsigned long long)q.vma_start,
+				(unsigned long long)q.vma_end, name);
+		addr = q.vma_end;
 	}
-	fclose(f);
+	close(fd);
 	fclose(out);
-	if (len) {
+	if (!err && len) {
 		free(maps);
 		maps = buf;
 		maps_len = len;
@@ -267,7 +295,7 @@ int main(int argc, char **argv)
 		snprintf(name, sizeof(name), "pid %d", target);
 		save_maps(pid);
 		if (!maps_len)
-			return fprintf(stderr, "no process %d\n", target), 1;
+			return fprintf(stderr, "no mappings of process %d\n", target), 1;
 		goto load;
 	}
 	pid = fork();
