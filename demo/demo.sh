@@ -110,19 +110,19 @@ arch_vars x86_64
 (cd "$tree" && inroot make -s O="$kout" headers)
 inroot make -s -C "$tree/tools/sframe" OUTPUT="$demo/guest/" \
 	KHDR_INCLUDES="-isystem $kout/usr/include"
-eh2sframe_build all > /dev/null
+e2s=$(eh2sframe_build all)
 rm -rf "$demo/guest/sframe-tables"
 lib=$GUEST_ROOT/usr/lib/$TRIPLET
 # The root's python3, whatever its version: python3 links to python3.X.
 python=$(basename "$(readlink -f "$GUEST_ROOT/usr/bin/python3")")
 [ -x "$GUEST_ROOT/usr/bin/$python" ] || die "no python3 in $GUEST_ROOT"
-inroot "$CACHE/eh2sframe/eh2sframe" -d "$demo/guest/sframe-tables" \
+inroot "$e2s/eh2sframe" -d "$demo/guest/sframe-tables" \
 	"$GUEST_ROOT/usr/bin/$python" "$lib/$LDSO" "$lib/libc.so.6" \
 	"$lib/libm.so.6" "$lib/libz.so.1" "$lib/libexpat.so.1" \
 	"$GUEST_ROOT/usr/lib/$python/lib-dynload/"*.so > /dev/null
 log "the tables of the whole guest root, for the system-wide part"
 rm -rf "$demo/guest/root-tables"
-inroot "$CACHE/eh2sframe/eh2sframe" -d "$demo/guest/root-tables" \
+inroot "$e2s/eh2sframe" -d "$demo/guest/root-tables" \
 	"$GUEST_ROOT/usr/bin" "$lib" "$GUEST_ROOT/usr/lib/$python" > /dev/null
 
 log "profiling in the guest (QEMU TCG; a few minutes)"

@@ -100,14 +100,17 @@ arch_vars()
 }
 
 # eh2sframe_build TARGET... - build userspace/eh2sframe (make's
-# targets: all, fuzz) in the toolchain root into $CACHE/eh2sframe,
+# targets: all, fuzz, oracle) in the toolchain root into $CACHE/eh2sframe,
 # which make's timestamps keep current, and print that directory.  Runs
-# that use the cache share it: build a change to the converter into a
-# directory of its own (make -C userspace/eh2sframe O=DIR).
+# that use the cache share it: EH2SFRAME_O=DIR builds into DIR instead (a
+# change to the converter, in a worktree of its own, or one broken on
+# purpose to see a test fail).
 eh2sframe_build()
 {
-	inroot make -s -C "$TOP/userspace/eh2sframe" O="$CACHE/eh2sframe" "$@" >&2
-	echo "$CACHE/eh2sframe"
+	local o=${EH2SFRAME_O:-$CACHE/eh2sframe}
+
+	inroot make -s -C "$TOP/userspace/eh2sframe" O="$o" "$@" >&2
+	echo "$o"
 }
 
 # Run a command inside the toolchain root.  The project and the cache are

@@ -28,9 +28,9 @@ for d in "$GUEST_ROOT"/usr/lib/python3.*; do
 done
 rm -rf "$tables"
 mkdir -p "$tables"
-eh2sframe_build all > /dev/null
+e2s=$(eh2sframe_build all)
 log "making the tables of ${dirs[*]} in $GUEST_ROOT"
-inroot "$CACHE/eh2sframe/eh2sframe" -d "$tables" "${dirs[@]/#/$GUEST_ROOT/}" \
+inroot "$e2s/eh2sframe" -d "$tables" "${dirs[@]/#/$GUEST_ROOT/}" \
 	> /dev/null 2>&1
 n=$(find "$tables" -name '*.sframe' | wc -l)
 bytes=$(find "$tables" -name '*.sframe' -printf '%s\n' | awk '{ s += $1 } END { print s }')

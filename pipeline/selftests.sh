@@ -47,7 +47,7 @@ inroot make -s -C "$TOP/userspace/bpf-profile" O="$kout/guest-tests/bpf-profile"
 # SFrame tables made from the .eh_frame of the guest root's own, stock
 # programs and the libraries they load (check/guest/stock-tables.sh), by
 # userspace/eh2sframe on the host, into a build-id directory.
-eh2sframe_build all > /dev/null
+e2s=$(eh2sframe_build all)
 tables=$kout/guest-tests/sframe-tables
 rm -rf "$tables"
 lib=usr/lib/$TRIPLET
@@ -64,19 +64,19 @@ case $arch in
 x86_64)	stock+=(usr/bin/cpio) ;;
 arm64)	stock+=(usr/bin/make) ;;
 esac
-inroot "$CACHE/eh2sframe/eh2sframe" -d "$tables" "${stock[@]/#/$GUEST_ROOT/}" \
+inroot "$e2s/eh2sframe" -d "$tables" "${stock[@]/#/$GUEST_ROOT/}" \
 	> "$kout/guest-tests/sframe-tables.txt" ||
 	die "eh2sframe could not make the stock programs' tables"
 # The x86_64 guest runs on the toolchain root, where eh2sframe was built:
 # userspace/distro/sframe-tables runs it there (check/guest/distro-tables.sh).
 rm -f "$kout/guest-tests/eh2sframe"
-[ "$arch" != x86_64 ] || cp "$CACHE/eh2sframe/eh2sframe" "$kout/guest-tests/"
+[ "$arch" != x86_64 ] || cp "$e2s/eh2sframe" "$kout/guest-tests/"
 # and the tables of the glibc test programs built without SFrame, or with
 # a partial section, which the dynamic linker of userspace/glibc looks up
 # (check/guest/glibc-chains.sh)
 if [ -n "$glibc" ]; then
 	rm -rf "$kout/guest-tests/glibc/tables/.build-id"
-	inroot "$CACHE/eh2sframe/eh2sframe" -d "$kout/guest-tests/glibc/tables" \
+	inroot "$e2s/eh2sframe" -d "$kout/guest-tests/glibc/tables" \
 		"$kout/guest-tests/glibc/tables/chains" \
 		"$kout/guest-tests/glibc/partial/chains" > /dev/null ||
 		die "eh2sframe could not make the tables of glibc/{tables,partial}/chains"

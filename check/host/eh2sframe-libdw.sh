@@ -40,14 +40,8 @@ arches=("$@")
 [ ${#arches[@]} -gt 0 ] || arches=(x86_64 arm64)
 baseline=$top/check/host/eh2sframe-libdw.baseline
 
-# EH2SFRAME_O=DIR: build the converter into DIR, not the shared cache (a
-# change of one's own, or one broken on purpose to see this test fail)
-if [ -n "${EH2SFRAME_O:-}" ]; then
-	inroot make -s -C "$top/userspace/eh2sframe" O="$EH2SFRAME_O" all oracle >&2
-	bin=$EH2SFRAME_O
-else
-	bin=$(eh2sframe_build all oracle)
-fi
+# EH2SFRAME_O=DIR: the converter built into DIR (lib/lib.sh)
+bin=$(eh2sframe_build all oracle)
 work=$(mktemp -d -p "$CACHE" eh2sframe-libdw.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 

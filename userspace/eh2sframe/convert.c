@@ -446,8 +446,10 @@ static void encode_fre(const struct arch *a, const struct fre *f, bool flex,
 }
 
 /*
- * The SFrame section of @o's converted functions, as if placed at
- * address @at of the object.  Returns it (malloc'ed) with its size.
+ * The SFrame section of @o's converted functions, as if placed @at bytes
+ * after the object's lowest load address (@o->base): a function's start
+ * is PC-relative, and so the same whatever address the object was linked
+ * at.  Returns it (malloc'ed) with its size.
  */
 char *encode(const struct object *o, uint64_t at, size_t *size)
 {
@@ -480,8 +482,8 @@ char *encode(const struct object *o, uint64_t at, size_t *size)
 					       SFRAME_FDE_TYPE_DEFAULT);
 		if (!err)
 			err = sframe_encoder_add_funcdesc_v3(e,
-				(int64_t)(f->start - (at + field)), f->size,
-				info, info2, f->rep, f->nr_fres);
+				(int64_t)(f->start - o->base - (at + field)),
+				f->size, info, info2, f->rep, f->nr_fres);
 		for (j = 0; j < f->nr_fres && !err; j++) {
 			sframe_frame_row_entry fre;
 

@@ -72,6 +72,12 @@ struct object {
 	unsigned long fdes, left_out[CFI_NR_REASONS];
 	uint64_t bytes, bytes_converted;
 	uint64_t cfi_size;	/* of the section read */
+	/*
+	 * The lowest p_vaddr of the object's PT_LOAD segments: a table's
+	 * addresses are relative to it, so that they stay the same when
+	 * the object is linked at another address (prelink).
+	 */
+	uint64_t base;
 	unsigned char build_id[64];
 	size_t build_id_len;
 };
@@ -92,8 +98,9 @@ void convert_section(struct object *o, const struct cfi_section *s);
 void sort_funcs(struct object *o);
 
 /*
- * The SFrame section of @o's converted functions, as if placed at
- * address @at of the object: malloc'ed, with its size, or NULL.
+ * The SFrame section of @o's converted functions, as if placed @at bytes
+ * after the object's lowest load address (@o->base): malloc'ed, with its
+ * size, or NULL.
  */
 char *encode(const struct object *o, uint64_t at, size_t *size);
 

@@ -21,9 +21,13 @@
  * frame pointers, which is what the function had before.
  *
  * The table's function starts are PC-relative, computed as if the table
- * were at address 0 of the object (-c: where the object's own .sframe is).
- * Whoever maps it elsewhere adds the distance between the object's load
- * bias and the table's address to every start (see eh2sframe.h).
+ * were at the object's lowest load address, the smallest p_vaddr of its
+ * PT_LOAD segments (-c: where the object's own .sframe is).  The table is
+ * then the same bytes whatever address the object was linked at: prelink,
+ * or a link with -Ttext-segment and a fixed --build-id, moves an object
+ * and keeps the build-id that names its table.  Whoever maps it tells the
+ * kernel where that address is (the load bias plus that p_vaddr), or adds
+ * the distance from there to the table to every start.
  *
  * Each line of output is "FILE key=value...", for scripts to read.
  */
@@ -72,6 +76,26 @@ static const unsigned char *section(Elf *elf, const char *want,
 		return d->d_buf;
 	}
 	return NULL;
+}
+
+/*
+ * The lowest p_vaddr of @elf's PT_LOAD segments, exactly (not rounded to a
+ * page): 0 for PIE executables and shared objects linked as usual.
+ */
+static uint64_t lowest_load(Elf *elf)
+{
+	uint64_t low = UINT64_MAX;
+	size_t i, n;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &n))
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD &&
+		    ph.p_vaddr < low)
+			low = ph.p_vaddr;
+	}
+	return low == UINT64_MAX ? 0 : low;
 }
 
 /* The GNU build-id, from the notes: the name of the table in a directory */
@@ -143,6 +167,7 @@ static Elf *load(const char *path, struct object *o, int *fd)
 	}
 	s.arch = &o->arch->cfi;
 	read_build_id(elf, o);
+	o->base = lowest_load(elf);
 
 	/* .eh_frame; .debug_frame where the object has nothing else */
 	s.data = section(elf, ".eh_frame", &s.addr, &s.size);
@@ -530,7 +555,8 @@ static int compare(struct object *o, Elf *elf)
 		print_counts(o, " sframe=0");
 		return 0;
 	}
-	ours = encode(o, at, &size);
+	/* At gas's address: the two tables' starts are the same bytes. */
+	ours = encode(o, at - o->base, &size);
 	if (ours)
 		dm = sframe_decode(ours, size, &err);
 	dg = sframe_decode((const char *)gas, gsize, &err);

@@ -6,10 +6,12 @@
  *
  *	eh2sframe-oracle OBJECT TABLE LEFT-OUT
  *
- * TABLE is what `eh2sframe -o TABLE OBJECT` wrote (placed at address 0
- * of the object); LEFT-OUT what `eh2sframe -v` said on stderr of the
- * same run: one line per function left out, "PATH: START, SIZE bytes,
- * left out: REASON".
+ * TABLE is what `eh2sframe -o TABLE OBJECT` wrote, placed at the lowest
+ * p_vaddr of the object's PT_LOAD segments (0 for a shared object or a
+ * PIE, the link address of a non-PIE executable); LEFT-OUT what
+ * `eh2sframe -v` said on stderr of the same run: one line per function
+ * left out, "PATH: START, SIZE bytes, left out: REASON" (START a link-time
+ * address).
  *
  * For each function of the table, at each PC where either side's rules
  * change (every FRE of the table, every row of the CFI, as libdw's
@@ -963,7 +965,7 @@ int main(int argc, char **argv)
 	unsigned long pcs = 0, converted = 0, left_out = 0, flex = 0, pcmask = 0;
 	Elf_Scn *scn = NULL;
 	Elf_Data *eh = NULL;
-	uint64_t eh_addr = 0;
+	uint64_t eh_addr = 0, base = UINT64_MAX;
 	Dwarf_CFI *cfi;
 	GElf_Ehdr ehdr;
 	char *table;
@@ -986,6 +988,18 @@ int main(int argc, char **argv)
 	    ehdr.e_machine == EM_AARCH64 ? &aarch64 : NULL;
 	if (!a)
 		fail("machine %u not known here", ehdr.e_machine);
+	/* Where the table is: the object's lowest load address */
+	if (elf_getphdrnum(elf, &j))
+		fail("no program headers: %s", elf_errmsg(-1));
+	for (i = 0; i < j; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD &&
+		    ph.p_vaddr < base)
+			base = ph.p_vaddr;
+	}
+	if (base == UINT64_MAX)
+		fail("no PT_LOAD segment");
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		const char *name;
@@ -1030,8 +1044,10 @@ int main(int argc, char **argv)
 						   &f->info, &f->info2, &f->rep))
 			fail("%s: function %zu cannot be read", argv[2], i);
 		err = 0;
-		/* PC-relative: from the field, the table at address 0 */
-		f->start = sframe_decoder_get_offsetof_fde_start_addr(d, i, &err) + off;
+		/* PC-relative: from the field, the table at @base */
+		f->start = base +
+			   sframe_decoder_get_offsetof_fde_start_addr(d, i, &err) +
+			   off;
 		f->size = size;
 		f->idx = i;
 		if (err)
