@@ -19,6 +19,8 @@ tc_start()
 {
 	local end=$((SECONDS + ${TC_WAIT:-120}))
 
+	# The loop below reads LOG before the background job may have made it
+	: > "$2"
 	# Line-buffered: trace-cmd's stdio would keep the line that says it
 	# records in its buffer until it exits.
 	stdbuf -oL trace-cmd record -o "$1" -e "$3" -e inode_cache \
