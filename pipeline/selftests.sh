@@ -72,14 +72,18 @@ inroot "$e2s/eh2sframe" -d "$tables" "${stock[@]/#/$GUEST_ROOT/}" \
 rm -f "$kout/guest-tests/eh2sframe"
 [ "$arch" != x86_64 ] || cp "$e2s/eh2sframe" "$kout/guest-tests/"
 # and the tables of the glibc test programs built without SFrame, or with
-# a partial section, which the dynamic linker of userspace/glibc looks up
-# (check/guest/glibc-chains.sh)
+# a partial section, or not a PIE, which the dynamic linker of
+# userspace/glibc looks up (check/guest/glibc-chains.sh), and of the
+# library without SFrame that glibc/registrar opens
+# (check/guest/glibc-registrar.sh)
 if [ -n "$glibc" ]; then
 	rm -rf "$kout/guest-tests/glibc/tables/.build-id"
 	inroot "$e2s/eh2sframe" -d "$kout/guest-tests/glibc/tables" \
 		"$kout/guest-tests/glibc/tables/chains" \
-		"$kout/guest-tests/glibc/partial/chains" > /dev/null ||
-		die "eh2sframe could not make the tables of glibc/{tables,partial}/chains"
+		"$kout/guest-tests/glibc/partial/chains" \
+		"$kout/guest-tests/glibc/nopie/chains" \
+		"$kout/guest-tests/glibc/libnosf.so" > /dev/null ||
+		die "eh2sframe could not make the tables of glibc/{tables,partial,nopie}/chains and glibc/libnosf.so"
 fi
 # test_progs of selftests/bpf with the series' tests only
 # (check/guest/selftests-bpf.sh)

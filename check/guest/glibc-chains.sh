@@ -15,6 +15,8 @@
 # by build ID in the directory glibc.rtld.sframe_table_dir names and
 # registers it for the main program, which the kernel mapped.  Its chains
 # must equal DWARF's too; with no table there, the x86_64 ones cannot.
+# The same for the program linked at a fixed address (glibc/nopie/chains),
+# which is not a PIE.
 # Last, the program with a .sframe section that describes one function
 # and its PLT (glibc/partial/chains), which the kernel registers at exec:
 # ld.so must replace it with the program's table, which describes more,
@@ -23,7 +25,7 @@
 
 set -u
 bin=$KOUT/guest-tests/glibc
-for p in chains stock/chains tables/chains partial/chains; do
+for p in chains stock/chains tables/chains partial/chains nopie/chains; do
 	[ -x "$bin/$p" ] || { echo "$bin/$p missing: check/guest not built with GLIBC="; exit 1; }
 done
 
@@ -81,6 +83,9 @@ with_table()
 # The program keeps no frame pointers: without its table, no chain may
 # get through it (0 of 14, 3, 8 and 6 frames on both arches).
 with_table tables/chains "the program without SFrame" 1
+# The same linked at a fixed address (not a PIE): its load address, which
+# ld.so gives the kernel with the table, is 0.
+with_table nopie/chains "the non-PIE program without SFrame" 1
 # With its partial section alone, which the kernel registered at exec,
 # no chain may be whole either.
 with_table partial/chains "the program whose .sframe describes one function" 0

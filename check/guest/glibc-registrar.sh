@@ -7,6 +7,10 @@
 # without .sframe costs no call, a kernel that refuses the registrations
 # changes nothing for the program, nor does a seccomp filter that returns
 # an error for the prctl() options, and glibc.rtld.sframe=0 turns it off.
+# The table that eh2sframe made for a library without SFrame (patch 0002)
+# is registered at dlopen() and removed and unmapped at dlclose(); a
+# table truncated after it was registered does not kill the process when
+# the kernel walks a stack through its library.
 # The kernel under test has the series: a skipped case is a failure.
 
 set -u

@@ -3,7 +3,8 @@
  * The dynamic linker as the registrar of .sframe sections, without an
  * LD_AUDIT module: run against the glibc of userspace/glibc, whose ld.so
  * calls PR_ADD_SFRAME for each object it maps and PR_REMOVE_SFRAME
- * before dlclose() unmaps one.
+ * before dlclose() unmaps one, and registers the tables made for
+ * libraries without SFrame data (libnosf.so's, in tables/ next to it).
  *
  * With --old-kernel, on a kernel without SFrame registration (the host's):
  * the prctl() fails, and the program loads, calls and unloads its
@@ -24,6 +25,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/audit.h>
@@ -457,6 +459,257 @@ TEST(tunable)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
+/*
+ * The tables of patch 0002: libnosf.so has no SFrame data, and
+ * pipeline/selftests.sh made its table from its .eh_frame, into tables/
+ * next to this program, where glibc.rtld.sframe_table_dir points the
+ * children below.
+ */
+
+/* Is the table of a library mapped (a path of a build-id directory)? */
+static bool table_mapped(void)
+{
+	char line[512];
+	bool found = false;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "/.build-id/") && strstr(line, ".sframe\n"))
+			found = true;
+	fclose(f);
+	return found;
+}
+
+/* The path of the table of libnosf.so under @dir, from its build ID. */
+static int build_id_note(struct dl_phdr_info *info, size_t size, void *data)
+{
+	char *path = data;
+	const ElfW(Phdr) *ph;
+
+	if (!info->dlpi_name || !strstr(info->dlpi_name, "libnosf.so"))
+		return 0;
+	for (ph = info->dlpi_phdr; ph < &info->dlpi_phdr[info->dlpi_phnum]; ph++) {
+		const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr);
+		const char *end = p + ph->p_memsz;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		while (end - p >= (long)sizeof(ElfW(Nhdr))) {
+			const ElfW(Nhdr) *n = (const void *)p;
+			size_t name = (n->n_namesz + 3) & ~3UL;
+			size_t desc = (n->n_descsz + 3) & ~3UL;
+			const unsigned char *id;
+
+			p += sizeof(*n);
+			if (name + desc > (size_t)(end - p))
+				break;
+			id = (const unsigned char *)p + name;
+			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+			    !memcmp(p, "GNU", 4) && n->n_descsz >= 2 &&
+			    n->n_descsz <= 64) {
+				char *q = path + strlen(path);
+
+				q += sprintf(q, "/.build-id/%02x/", id[0]);
+				for (unsigned int i = 1; i < n->n_descsz; i++)
+					q += sprintf(q, "%02x", id[i]);
+				strcpy(q, ".sframe");
+				return 1;
+			}
+			p += name + desc;
+		}
+	}
+	return 0;
+}
+
+/* The directory of this program's tables, tables/ next to it. */
+static int tables_dir(char *dir, size_t size)
+{
+	ssize_t n = readlink("/proc/self/exe", dir, size - 16);
+	char *slash;
+
+	if (n <= 0)
+		return -1;
+	dir[n] = '\0';
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return -1;
+	strcpy(slash, "/tables");
+	return 0;
+}
+
+/*
+ * Fork and exec this program with @arg (and @arg2, if not NULL), with
+ * @tunables as its only environment.  An argument vector, not execle():
+ * there a NULL @arg2 would end the arguments, and the NULL meant to end
+ * them would be taken for the environment, which would then be empty.
+ */
+static int run_child(const char *tunables, const char *arg, const char *arg2)
+{
+	char *const argv[] = { "registrar", (char *)arg, (char *)arg2, NULL };
+	char env[600];
+	char *const envp[] = { env, NULL };
+	int status;
+	pid_t pid;
+
+	snprintf(env, sizeof(env), "GLIBC_TUNABLES=%s", tunables);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		execve("/proc/self/exe", argv, envp);
+		_exit(2);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/*
+ * --table-dlclose: dlopen() registers libnosf.so's table, one successful
+ * PR_ADD_SFRAME per executable segment; dlclose() removes it (one
+ * successful PR_REMOVE_SFRAME) and unmaps it.  Without GLIBC_TUNABLES,
+ * which points ld.so at the table, it fails at once (9): it could only
+ * count a table that is not looked up.
+ */
+static int child_table_dlclose(void)
+{
+	int ok = count_prctl_ret(0);
+	struct object obj;
+	void *dl;
+	long n;
+
+	if (!getenv("GLIBC_TUNABLES"))
+		return 9;
+	if (ok < 0 || table_mapped())
+		return 10;
+	dl = dlopen("libnosf.so", RTLD_NOW);
+	if (!dl || !find(&obj, "libnosf.so") || obj.arg.sframe_addr)
+		return 11;
+	n = counted(ok);
+	if (n != obj.texts || !table_mapped()) {
+		printf("# %ld successful prctl() calls, %d executable segments, table %smapped\n",
+		       n, obj.texts, table_mapped() ? "" : "not ");
+		return 12;
+	}
+	if (call_lib(dl, "libnosf") != 13 || dlclose(dl))
+		return 13;
+	if (counted(ok) != obj.texts + 1)
+		return 14;
+	return table_mapped() ? 15 : 0;
+}
+
+TEST(table_dlclose)
+{
+	char dir[512], tunables[600];
+
+	if (!kernel_has("sframe_prctl"))
+		SKIP(return, "no SFrame registration in this kernel");
+	ASSERT_EQ(0, tables_dir(dir, sizeof(dir)));
+	snprintf(tunables, sizeof(tunables), "glibc.rtld.sframe_table_dir=%s", dir);
+	EXPECT_EQ(0, run_child(tunables, "--table-dlclose", NULL));
+}
+
+/*
+ * --table-truncated PATH: libnosf.so's table, a copy at PATH, is
+ * registered at dlopen(), then truncated to nothing.  A stack walked
+ * from the library's code makes the kernel read the table, whose pages
+ * are gone: the kernel copes with the fault, and the process, whose
+ * dynamic linker never reads the mapping, is not killed (SIGBUS).
+ * dlclose() still removes the registration.
+ */
+static int child_table_truncated(const char *path)
+{
+	int ok = count_prctl_ret(0);
+	struct callchain_event ev;
+	struct callchain cc;
+	struct object obj;
+	void *fn, *dl;
+
+	if (!getenv("GLIBC_TUNABLES"))
+		return 9;
+	if (ok < 0)
+		return 10;
+	dl = dlopen("libnosf.so", RTLD_NOW);
+	if (!dl || !find(&obj, "libnosf.so"))
+		return 11;
+	if (counted(ok) != obj.texts || !table_mapped())
+		return 12;
+	if (truncate(path, 0))
+		return 13;
+	fn = dlsym(dl, "libnosf");
+	if (!fn || callchain_open(&ev, fn))
+		return 14;
+	if (((int (*)(int))fn)(4) != 13)
+		return 15;
+	if (callchain_read(&ev, &cc) || cc.nr < 1 || cc.ips[0] != (uintptr_t)fn)
+		return 16;
+	printf("# a chain of %llu frames from the library of the truncated table\n",
+	       (unsigned long long)cc.nr);
+	if (dlclose(dl) || counted(ok) != obj.texts + 1)
+		return 17;
+	return table_mapped() ? 18 : 0;
+}
+
+/* Copy the file @from to @to. */
+static int copy_file(const char *from, const char *to)
+{
+	char buf[4096];
+	FILE *in = fopen(from, "r"), *out = fopen(to, "w");
+	size_t n;
+	int ret = -1;
+
+	if (in && out) {
+		while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+			if (fwrite(buf, 1, n, out) != n)
+				break;
+		ret = ferror(in) || ferror(out) ? -1 : 0;
+	}
+	if (in)
+		fclose(in);
+	if (out && fclose(out))
+		ret = -1;
+	return ret;
+}
+
+TEST(table_truncated)
+{
+	char tmp[] = "/tmp/sframe-tables.XXXXXX";
+	char dir[512], rel[200] = "", from[720], to[720], tunables[600];
+	char *slash;
+	void *dl;
+
+	if (!kernel_has("sframe_prctl"))
+		SKIP(return, "no SFrame registration in this kernel");
+	ASSERT_EQ(0, tables_dir(dir, sizeof(dir)));
+	/* The table's name, /.build-id/xx/yyyy.sframe, from the build ID. */
+	dl = dlopen("libnosf.so", RTLD_NOW);
+	ASSERT_NE(NULL, dl) TH_LOG("%s", dlerror());
+	ASSERT_EQ(1, dl_iterate_phdr(build_id_note, rel));
+	ASSERT_EQ(0, dlclose(dl));
+	snprintf(from, sizeof(from), "%s%s", dir, rel);
+	ASSERT_NE(NULL, mkdtemp(tmp));
+	snprintf(to, sizeof(to), "%s/.build-id", tmp);
+	ASSERT_EQ(0, mkdir(to, 0755));
+	snprintf(to, sizeof(to), "%s%s", tmp, rel);
+	slash = strrchr(to, '/');
+	*slash = '\0';
+	ASSERT_EQ(0, mkdir(to, 0755));
+	*slash = '/';
+	ASSERT_EQ(0, copy_file(from, to)) TH_LOG("no table %s", from);
+	snprintf(tunables, sizeof(tunables), "glibc.rtld.sframe_table_dir=%s", tmp);
+	EXPECT_EQ(0, run_child(tunables, "--table-truncated", to));
+	unlink(to);
+	*slash = '\0';
+	rmdir(to);
+	snprintf(to, sizeof(to), "%s/.build-id", tmp);
+	rmdir(to);
+	rmdir(tmp);
+}
+
 /* Run on a kernel without the series (the host's): --old-kernel. */
 static int old_kernel(void)
 {
@@ -588,6 +841,10 @@ int main(int argc, char **argv)
 		return 0;
 	if (argc == 2 && !strcmp(argv[1], "--under-filter"))
 		return under_filter();
+	if (argc == 2 && !strcmp(argv[1], "--table-dlclose"))
+		return child_table_dlclose();
+	if (argc == 3 && !strcmp(argv[1], "--table-truncated"))
+		return child_table_truncated(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "--start-cost"))
 		return start_cost(atoi(argv[2]));
 	return test_harness_run(argc, argv);
