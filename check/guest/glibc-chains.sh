@@ -83,8 +83,9 @@ with_table()
 # The program keeps no frame pointers: without its table, no chain may
 # get through it (0 of 14, 3, 8 and 6 frames on both arches).
 with_table tables/chains "the program without SFrame" 1
-# The same linked at a fixed address (not a PIE): its load address, which
-# ld.so gives the kernel with the table, is 0.
+# The same linked at a fixed address (not a PIE): its load bias is 0, and
+# ld.so gives the kernel the link address of its first segment, where the
+# table's function starts begin.
 with_table nopie/chains "the non-PIE program without SFrame" 1
 # With its partial section alone, which the kernel registered at exec,
 # no chain may be whole either.
