@@ -6,8 +6,9 @@
 # the prefix gets DIR/.build-id/xx/yyyy.sframe, the same table as -o
 # writes for it; everything else under the prefix (a script, a
 # relocatable object, a FIFO, a symbolic link) is skipped without an
-# error; a second run finds every table current and writes none; -f
-# writes them again.  Run by root, it skips objects that root does not
+# error; a second run finds every table current and writes none; a
+# table that differs from the one it would write is written again; -f
+# writes them all again.  Run by root, it skips objects that root does not
 # own or that others may write: set-user-ID programs trust the tables.
 # The objects are the toolchain root's own.
 
@@ -81,6 +82,25 @@ is "eh2sframe-tree: each table is -o's, at its object's build-id" yes "$same"
 run -d "$work/tables" "$pre" > "$work/second" 2> /dev/null
 is "eh2sframe-tree: a second run finds every table current" \
 	"0 3" "$rc $(grep -c ' current=1$' "$work/second")"
+
+# A table there that is not what this converter makes (an older one's,
+# here dash's with one byte changed) is replaced, not kept as current.
+id=$(build_id "$pre/lib/sub/dash")
+t=$work/tables/.build-id/${id:0:2}/${id:2}.sframe
+run -o "$work/dash.sframe" "$pre/lib/sub/dash" > /dev/null
+printf '\377' | dd of="$t" bs=1 seek=100 conv=notrunc status=none
+run -d "$work/tables" "$pre" > "$work/third" 2> /dev/null
+is "eh2sframe-tree: a table that differs is written again, the others kept" \
+	"0 1 2 same" \
+	"$rc $(grep -c ' table_size=[1-9]' "$work/third") $(grep -c ' current=1$' "$work/third") $(cmp -s "$t" "$work/dash.sframe" && echo same)"
+
+# So is one with the same bytes and another mode (an older converter
+# took it from the umask).
+chmod 0600 "$t"
+run -d "$work/tables" "$pre" > "$work/fourth" 2> /dev/null
+is "eh2sframe-tree: a table of mode 0600 is written again, 0644" \
+	"0 1 644" \
+	"$rc $(grep -c ' table_size=[1-9]' "$work/fourth") $(stat -c %a "$t")"
 
 # -f writes each table again: new files, renamed over the old ones.
 before=$(find "$work/tables" -type f -printf '%i\n' | sort)

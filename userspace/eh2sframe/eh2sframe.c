@@ -656,7 +656,53 @@ out:
 	return r;
 }
 
-/* @o's table, as @name in the directory open at @dfd; @path for messages */
+/* -f: write tables that are there already */
+static bool force;
+
+/*
+ * Whether @name in the directory open at @dfd holds @size bytes equal to
+ * @buf with the mode that write_file() gives (a table an older converter
+ * wrote under a umask of 077 is of no use to other users' processes),
+ * and, for root, is one that no one else could have written.
+ */
+static bool same_file(int dfd, const char *name, const char *buf,
+		      size_t size)
+{
+	char chunk[65536];
+	size_t done = 0;
+	struct stat st;
+	bool same;
+	int fd;
+
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
+		    O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	same = !fstat(fd, &st) && S_ISREG(st.st_mode) &&
+	       (st.st_mode & 07777) == 0644 && (uint64_t)st.st_size == size &&
+	       (geteuid() || !st.st_uid);
+	while (same && done < size) {
+		size_t want = size - done < sizeof(chunk) ? size - done :
+							    sizeof(chunk);
+		ssize_t n = read(fd, chunk, want);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		same = n > 0 && !memcmp(chunk, buf + done, n);
+		if (same)
+			done += n;
+	}
+	close(fd);
+	return same;
+}
+
+/*
+ * @o's table, as @name in the directory open at @dfd; @path for messages.
+ * A table there with the same bytes is kept (current=1): one that differs
+ * was made by another version of the converter (one that converted less,
+ * or that placed a non-PIE program's functions from address 0 rather than
+ * from its lowest load address) and is replaced.
+ */
 static int write_table(struct object *o, int dfd, const char *name,
 		       const char *path)
 {
@@ -673,6 +719,11 @@ static int write_table(struct object *o, int dfd, const char *name,
 	if (!buf)
 		return 1;
 
+	if (dfd != AT_FDCWD && !force && same_file(dfd, name, buf, size)) {
+		free(buf);
+		print_counts(o, " current=1");
+		return 0;
+	}
 	err = write_file(dfd, name, buf, size);
 	free(buf);
 	if (err) {
@@ -683,9 +734,6 @@ static int write_table(struct object *o, int dfd, const char *name,
 	print_counts(o, extra);
 	return 0;
 }
-
-/* -f: write tables that are there already */
-static bool force;
 
 /*
  * The directory @name in the one open at @dfd, made if missing (mode
@@ -737,7 +785,6 @@ static int write_build_id(struct object *o, const char *dir)
 {
 	char path[PATH_MAX], hex[2 * sizeof(o->build_id) + sizeof(".sframe")];
 	int fd = AT_FDCWD, next, r, i, len[3];
-	struct stat st;
 
 	if (!o->build_id_len) {
 		fprintf(stderr, "%s: no build-id\n", o->path);
@@ -767,17 +814,6 @@ static int write_build_id(struct object *o, const char *dir)
 		if (next < 0)
 			return 1;
 		fd = next;
-	}
-	/*
-	 * The build-id names the contents: a table there is current, but
-	 * for root only one that no one else could have written.
-	 */
-	if (!force && !fstatat(fd, hex + 2, &st, AT_SYMLINK_NOFOLLOW) &&
-	    S_ISREG(st.st_mode) &&
-	    (geteuid() || (!st.st_uid && !(st.st_mode & 022)))) {
-		close(fd);
-		print_counts(o, " current=1");
-		return 0;
 	}
 	r = write_table(o, fd, hex + 2, path);
 	close(fd);
