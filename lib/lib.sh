@@ -107,8 +107,10 @@ arch_vars()
 # purpose to see a test fail).
 eh2sframe_build()
 {
-	local o=${EH2SFRAME_O:-$CACHE/eh2sframe}
+	local o
 
+	# make -C runs in the source: a relative directory is made absolute
+	o=$(realpath -m "${EH2SFRAME_O:-$CACHE/eh2sframe}")
 	inroot make -s -C "$TOP/userspace/eh2sframe" O="$o" "$@" >&2
 	echo "$o"
 }

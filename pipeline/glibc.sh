@@ -80,7 +80,8 @@ mkdir -p "$CACHE/src" "$CACHE/glibc"
 deb_fetch_pinned "glibc_$GLIBC_VER.orig.tar.xz" "$GLIBC_SHA" "$tarball" sid ||
 	die "no verified glibc_$GLIBC_VER.orig.tar.xz"
 
-work=$CACHE/glibc/build-$arch
+# Per key: two builds of one architecture (two trees) do not meet.
+work=$CACHE/glibc/build-$key-$arch
 rm -rf "$work" "$prefix"
 mkdir -p "$work/obj"
 log "building glibc $GLIBC_VER with SFrame for $arch (5 to 8 minutes without ccache)"

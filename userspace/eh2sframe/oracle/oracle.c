@@ -961,7 +961,7 @@ int main(int argc, char **argv)
 	struct fde *fdes;
 	struct func *funcs = NULL;
 	struct gap *gaps;
-	size_t nr_fdes, nr_funcs = 0, nr_gaps, i, j, tsize = 0, shstrndx;
+	size_t nr_fdes, nr_funcs = 0, nr_gaps, i, j, tsize = 0, shstrndx, phnum;
 	unsigned long pcs = 0, converted = 0, left_out = 0, flex = 0, pcmask = 0;
 	Elf_Scn *scn = NULL;
 	Elf_Data *eh = NULL;
@@ -989,9 +989,9 @@ int main(int argc, char **argv)
 	if (!a)
 		fail("machine %u not known here", ehdr.e_machine);
 	/* Where the table is: the object's lowest load address */
-	if (elf_getphdrnum(elf, &j))
+	if (elf_getphdrnum(elf, &phnum))
 		fail("no program headers: %s", elf_errmsg(-1));
-	for (i = 0; i < j; i++) {
+	for (i = 0; i < phnum; i++) {
 		GElf_Phdr ph;
 
 		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD &&
