@@ -28,6 +28,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,6 +179,13 @@ static void save_maps(pid_t pid)
 	}
 	close(fd);
 	fclose(out);
+	if (err == ENOTTY) {
+		static bool told;
+
+		if (!told)
+			fprintf(stderr, "bpf-profile: no PROCMAP_QUERY in this kernel (before 6.11): the profile names no files\n");
+		told = true;
+	}
 	if (!err && len) {
 		free(maps);
 		maps = buf;
