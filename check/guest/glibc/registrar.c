@@ -15,6 +15,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <link.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -548,12 +549,15 @@ static int tables_dir(char *dir, size_t size)
 static int run_child(const char *tunables, const char *arg, const char *arg2)
 {
 	char *const argv[] = { "registrar", (char *)arg, (char *)arg2, NULL };
-	char env[600];
+	char env[sizeof("GLIBC_TUNABLES=") + 600];
 	char *const envp[] = { env, NULL };
 	int status;
 	pid_t pid;
 
-	snprintf(env, sizeof(env), "GLIBC_TUNABLES=%s", tunables);
+	/* A tunable cut short would name another directory. */
+	if (snprintf(env, sizeof(env), "GLIBC_TUNABLES=%s", tunables) >=
+	    (int)sizeof(env))
+		return -1;
 	pid = fork();
 	if (pid < 0)
 		return -1;
@@ -614,20 +618,78 @@ TEST(table_dlclose)
 }
 
 /*
+ * The deferred chain of a call of libnosf() at @fn, from this one call
+ * site, taken by a breakpoint at its first instruction, in @cc.  Its
+ * entry 1 is the return address here only if the kernel read the table:
+ * libnosf() is a leaf without a frame, and the frame pointers that the
+ * walk falls back on without a table lead elsewhere (to this function's
+ * caller, if it keeps them) or nowhere.  Not static: the program is
+ * linked with -rdynamic, so that dladdr1() can tell whether an address
+ * lies in this function.
+ */
+__attribute__((noipa)) int chain_of_call(const void *fn, struct callchain *cc)
+{
+	struct callchain_event ev;
+	int ret = -1;
+
+	if (callchain_open(&ev, fn))
+		return -1;
+	if (((int (*)(int))fn)(4) == 13)
+		ret = callchain_read(&ev, cc);
+	callchain_close(&ev);
+	if (!ret && (cc->nr < 1 || cc->ips[0] != (uintptr_t)fn))
+		ret = -1;
+	return ret;
+}
+
+struct intact_chain {
+	const void *fn;
+	struct callchain cc;
+	int ret;
+};
+
+static void *intact_chain(void *arg)
+{
+	struct intact_chain *in = arg;
+
+	in->ret = chain_of_call(in->fn, &in->cc);
+	return NULL;
+}
+
+/* Whether the return address @ra is in chain_of_call() */
+static bool in_chain_of_call(uint64_t ra)
+{
+	const ElfW(Sym) *sym;
+	Dl_info info;
+
+	return dladdr1((void *)(uintptr_t)(ra - 1), &info, (void **)&sym,
+		       RTLD_DL_SYMENT) && sym &&
+	       info.dli_saddr == (void *)chain_of_call &&
+	       ra - 1 - (uintptr_t)info.dli_saddr < sym->st_size;
+}
+
+/*
  * --table-truncated PATH: libnosf.so's table, a copy at PATH, is
  * registered at dlopen(), then truncated to nothing.  A stack walked
  * from the library's code makes the kernel read the table, whose pages
  * are gone: the kernel copes with the fault, and the process, whose
  * dynamic linker never reads the mapping, is not killed (SIGBUS).
  * dlclose() still removes the registration.
+ *
+ * That the kernel read the truncated table, rather than something it
+ * kept of it, shows in the chain: before the truncation, in a thread of
+ * its own (each task keeps its own cache of lookups, so that this one's
+ * walk below still reads the table), the table gives the call site of
+ * chain_of_call() as entry 1; after it, the walk cannot.
  */
 static int child_table_truncated(const char *path)
 {
+	struct intact_chain in = { 0 };
 	int ok = count_prctl_ret(0);
-	struct callchain_event ev;
 	struct callchain cc;
 	struct object obj;
-	void *fn, *dl;
+	pthread_t thread;
+	void *dl;
 
 	if (!getenv("GLIBC_TUNABLES"))
 		return 9;
@@ -638,17 +700,23 @@ static int child_table_truncated(const char *path)
 		return 11;
 	if (counted(ok) != obj.texts || !table_mapped())
 		return 12;
-	if (truncate(path, 0))
+	in.fn = dlsym(dl, "libnosf");
+	/* With the table, entry 1 is the call site in chain_of_call(). */
+	if (!in.fn || pthread_create(&thread, NULL, intact_chain, &in) ||
+	    pthread_join(thread, NULL) || in.ret || in.cc.nr < 2 ||
+	    !in_chain_of_call(in.cc.ips[1]))
 		return 13;
-	fn = dlsym(dl, "libnosf");
-	if (!fn || callchain_open(&ev, fn))
+	if (truncate(path, 0))
 		return 14;
-	if (((int (*)(int))fn)(4) != 13)
-		return 15;
-	if (callchain_read(&ev, &cc) || cc.nr < 1 || cc.ips[0] != (uintptr_t)fn)
+	if (chain_of_call(in.fn, &cc))
 		return 16;
-	printf("# a chain of %llu frames from the library of the truncated table\n",
-	       (unsigned long long)cc.nr);
+	printf("# a chain of %llu frames from the library of the truncated table (%llu with it)\n",
+	       (unsigned long long)cc.nr, (unsigned long long)in.cc.nr);
+	if (cc.nr >= 2 && cc.ips[1] == in.cc.ips[1]) {
+		printf("# entry 1, %#llx, is the table's after the truncation\n",
+		       (unsigned long long)cc.ips[1]);
+		return 19;
+	}
 	if (dlclose(dl) || counted(ok) != obj.texts + 1)
 		return 17;
 	return table_mapped() ? 18 : 0;
