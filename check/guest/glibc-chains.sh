@@ -16,7 +16,11 @@
 # registers it for the main program, which the kernel mapped.  Its chains
 # must equal DWARF's too; with no table there, the x86_64 ones cannot.
 # The same for the program linked at a fixed address (glibc/nopie/chains),
-# which is not a PIE.
+# which is not a PIE, and for its table registered by the selftests'
+# rtld-audit module (tools/sframe/sframe-audit.c) and attached to its file
+# by sframe-attach instead, with ld.so's own lookup pointed at nothing:
+# each must give the kernel the link address of the program's first
+# segment as the base of the table's function starts.
 # Last, the program with a .sframe section that describes one function
 # and its PLT (glibc/partial/chains), which the kernel registers at exec:
 # ld.so must replace it with the program's table, which describes more,
@@ -87,6 +91,35 @@ with_table tables/chains "the program without SFrame" 1
 # ld.so gives the kernel the link address of its first segment, where the
 # table's function starts begin.
 with_table nopie/chains "the non-PIE program without SFrame" 1
+
+# others PROG WHAT: PROG's chains must equal DWARF's with its table
+# registered by the audit module, then attached to its file.
+others()
+{
+	local prog=$1 what=$2 so=$KOUT/kselftest/sframe/sframe-audit.so
+	local attach=$KOUT/kselftest/sframe/sframe-attach
+
+	[ -r "$so" ] && [ -x "$attach" ] ||
+		{ echo "$so or $attach missing: selftests not built"; rc=1; return; }
+	echo "$what, with its table registered by the audit module:"
+	GLIBC_TUNABLES=glibc.rtld.sframe_table_dir=/nonexistent LD_AUDIT=$so \
+		SFRAME_TABLE_DIR=$bin/tables "$bin/$prog" 2>&1 | sed 's/^/  /'
+	[ "${PIPESTATUS[0]}" = 0 ] || rc=1
+	echo "$what, with its table attached to its file by sframe-attach:"
+	# Detached whatever happens: the tests after this one run the
+	# program without its table.
+	# shellcheck disable=SC2064 # the paths are known now
+	trap "'$attach' -u -d '$bin/tables' '$bin/$prog' > /dev/null" EXIT
+	"$attach" -d "$bin/tables" "$bin/$prog" | sed 's/^/  /'
+	[ "${PIPESTATUS[0]}" = 0 ] || { echo "sframe-attach failed"; rc=1; }
+	GLIBC_TUNABLES=glibc.rtld.sframe_table_dir=/nonexistent \
+		"$bin/$prog" 2>&1 | sed 's/^/  /'
+	[ "${PIPESTATUS[0]}" = 0 ] || rc=1
+	trap - EXIT
+	"$attach" -u -d "$bin/tables" "$bin/$prog" > /dev/null ||
+		{ echo "sframe-attach -u failed"; rc=1; }
+}
+others nopie/chains "the non-PIE program without SFrame"
 # With its partial section alone, which the kernel registered at exec,
 # no chain may be whole either.
 with_table partial/chains "the program whose .sframe describes one function" 0
