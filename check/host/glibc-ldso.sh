@@ -18,6 +18,9 @@
 #   answered; the table is looked up in the directory configured with
 #   --with-sframe-table-dir, /usr/lib/sframe by default (pipeline/glibc.sh
 #   gives none), or the tunable glibc.rtld.sframe_table_dir.
+# - A table directory without .build-id (a system without tables): the
+#   first object without a table is the last one looked up; with
+#   .build-id, each object is.
 # - Secure mode (GLIBC_TUNABLES=glibc.rtld.enable_secure=1): a table in
 #   the default directory is taken (the process asks the kernel, so the
 #   filter kills it) only if root owns it and neither group nor others
@@ -143,7 +146,24 @@ out=$(debug "$work/plain")
 is "LD_DEBUG=files: the kernel's answer to the probe" 1 \
 	"$(grep -c '^sframe: the kernel takes no registration: none is made (probe: error 22)$' <<< "$out" || true)"
 is "LD_DEBUG=files: the configured directory, /usr/lib/sframe" 1 \
-	"$(grep -c "^sframe: file=$work/plain \[0\];  table /usr/lib/sframe/$plain_table: none$" <<< "$out" || true)"
+	"$(grep -Ec "^sframe: file=$work/plain \[0\];  table /usr/lib/sframe/$plain_table: none(, and no table directory: no other is looked up)?$" <<< "$out" || true)"
+# No DIR/.build-id: the program is looked up, and nothing after it.
+mkdir -p "$work/nodir"
+out=$(debug env GLIBC_TUNABLES=glibc.rtld.sframe_table_dir="$work/nodir" \
+	"$work/plain")
+is "LD_DEBUG=files: no DIR/.build-id, the first lookup says so" 1 \
+	"$(grep -c "^sframe: file=$work/plain \[0\];  table $work/nodir/$plain_table: none, and no table directory: no other is looked up$" <<< "$out" || true)"
+is "LD_DEBUG=files: no DIR/.build-id, one lookup in all" 1 \
+	"$(grep -c '^sframe: file=.*;  table ' <<< "$out" || true)"
+# The control: with DIR/.build-id and no table in it, the program, ld.so
+# and the C library (all have build IDs) are each looked up.
+[ -n "$(bid "$ldso")" ] && [ -n "$(bid "$prefix/lib/libc.so.6")" ] ||
+	die "the prefix's ld.so or libc.so.6 has no build ID"
+mkdir -p "$work/idonly/.build-id"
+out=$(debug env GLIBC_TUNABLES=glibc.rtld.sframe_table_dir="$work/idonly" \
+	"$work/plain")
+is "LD_DEBUG=files: with DIR/.build-id, each of three objects looked up" \
+	"3 3" "$(grep -c '^sframe: file=.*;  table .*: none$' <<< "$out" || true) $(grep -c '^sframe: file=.*;  table ' <<< "$out" || true)"
 out=$(debug env GLIBC_TUNABLES="$t" "$work/plain")
 is "LD_DEBUG=files: a table found, which the kernel cannot take" 1 \
 	"$(grep -c "^sframe: file=$work/plain \[0\];  table $work/tables/$plain_table: not used, the kernel takes no registration$" <<< "$out" || true)"
