@@ -14,7 +14,9 @@
 # (0; the executable at the linker's default) and at 0x10000000.  The
 # two tables of each must be the same bytes, and each must agree with
 # libdw's reading of the object it was made from (eh2sframe-oracle) and
-# with gas's own .sframe of that object (eh2sframe -c).  The library's
+# with gas's own .sframe of that object (eh2sframe -c; a check of the
+# conversion only: -c places the table where the object's .sframe is,
+# so it says nothing of the lowest load address).  The library's
 # table at address 0 is checked against the library moved too: what a
 # loader registers for the moved library is the table made before.
 
