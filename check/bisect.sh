@@ -56,7 +56,7 @@ export LC_ALL=C
 tree=$(cd "${1:?usage: bisect.sh TREE [ARCH...]}" && pwd)
 shift
 arches=("$@")
-[ ${#arches[@]} -gt 0 ] || arches=(x86_64 arm64)
+[ ${#arches[@]} -gt 0 ] || arches=("${ARCHES[@]}")
 cap=${BISECT_CAP:-24}
 
 head=$(git -C "$tree" rev-parse HEAD)

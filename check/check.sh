@@ -50,7 +50,7 @@ start=$(now)
 if [ "$mode" = fast ] || [ "$mode" = debug ]; then
 	arches=(x86_64)
 else
-	arches=(x86_64 arm64)
+	arches=("${ARCHES[@]}")
 fi
 
 # result, tap_results, ktap_results, host_test_results, guest_results

@@ -68,6 +68,21 @@ guest_key()
 ROOT=$CACHE/root-$(root_key)
 AROOT=$CACHE/root-arm64-$(guest_key)
 
+# The architectures the series supports, in the order the checks take
+# them.
+ARCHES=(x86_64 arm64)
+
+# host_test_args "$@": the arguments of a host test (check/host/*.sh),
+# TREE [ARCH...]: sets tree, and arches, each of ARCHES if none is named
+# (make check-fast names x86_64 only).
+host_test_args()
+{
+	tree=${1:?usage: $0 TREE [ARCH...] (the check tree, docs/check-tree.md)}
+	shift
+	arches=("$@")
+	[ ${#arches[@]} -gt 0 ] || arches=("${ARCHES[@]}")
+}
+
 # The architectures: arch_vars ARCH sets KARCH (the kernel's ARCH), SRCARCH
 # (the kernel's SRCARCH: its directory under arch/), CROSS
 # (CROSS_COMPILE), IMAGE (the kernel image, in the build directory),

@@ -32,10 +32,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/lib/lib.sh"
 . "$top/lib/tap.sh"
 
-tree=${1:?usage: $0 TREE [ARCH...] (the check tree, docs/check-tree.md)}
-shift
-arches=("$@")
-[ ${#arches[@]} -gt 0 ] || arches=(x86_64 arm64)
+host_test_args "$@"
 
 bin=$(eh2sframe_build all oracle)
 work=$(mktemp -d -p "$CACHE" eh2sframe-forms.XXXXXX)

@@ -14,10 +14,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/lib/lib.sh"
 
-tree=${1:?usage: $0 TREE [ARCH...] (the check tree, docs/check-tree.md)}
-shift
-arches=("$@")
-[ ${#arches[@]} -gt 0 ] || arches=(x86_64 arm64)
+host_test_args "$@"
 
 bin=$(eh2sframe_build fuzz)
 corpus=$CACHE/corpus/out

@@ -25,10 +25,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/lib/lib.sh"
 . "$top/lib/tap.sh"
 
-tree=${1:?usage: $0 TREE [ARCH...] (the check tree, docs/check-tree.md)}
-shift
-arches=("$@")
-[ ${#arches[@]} -gt 0 ] || arches=(x86_64 arm64)
+host_test_args "$@"
 AWAY=0x10000000
 BUILD_ID=0x5f7e1a6b0c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f
 

@@ -13,11 +13,8 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/lib/lib.sh"
 
-tree=${1:?usage: $0 TREE [ARCH...] (the check tree, docs/check-tree.md)}
-shift
 # The arches whose selftests check.sh built: make check-fast builds x86_64's only.
-arches=("$@")
-[ ${#arches[@]} -gt 0 ] || arches=(x86_64 arm64)
+host_test_args "$@"
 out=$CACHE/corpus/out
 
 "$top/check/corpus.sh" "$out"
