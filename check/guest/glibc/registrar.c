@@ -35,12 +35,9 @@
 #include <linux/seccomp.h>
 
 #include "../kselftest_harness.h"
+#include "../../include/sframe-filter.h"
 #include "callchain.h"
 
-#ifndef PR_ADD_SFRAME
-#define PR_ADD_SFRAME		82
-#define PR_REMOVE_SFRAME	83
-#endif
 #ifndef PT_GNU_SFRAME
 #define PT_GNU_SFRAME		0x6474e554
 #endif
@@ -303,12 +300,6 @@ TEST(refused)
 	EXPECT_EQ(13, libsf(4));
 }
 
-#if defined(__x86_64__)
-#define AUDIT_ARCH_NATIVE	AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define AUDIT_ARCH_NATIVE	AUDIT_ARCH_AARCH64
-#endif
-
 /*
  * Make prctl(PR_ADD_SFRAME) and prctl(PR_REMOVE_SFRAME) fail with @err
  * for this thread and its children, as a sandbox's seccomp filter that
@@ -317,30 +308,7 @@ TEST(refused)
  */
 static int refuse_sframe_prctl(int err)
 {
-	struct sock_filter insns[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-			 offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_NATIVE, 0, 6),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-			 offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_prctl, 0, 4),
-		/* The low word of the option, on these little-endian arches */
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-			 offsetof(struct seccomp_data, args[0])),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PR_ADD_SFRAME, 1, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PR_REMOVE_SFRAME, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | err),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = {
-		.len = sizeof(insns) / sizeof(insns[0]),
-		.filter = insns,
-	};
-
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		return -errno;
-	return syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) ?
-	       -errno : 0;
+	return sframe_prctl_filter(SECCOMP_RET_ERRNO | err);
 }
 
 /*

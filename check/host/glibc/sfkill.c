@@ -8,47 +8,23 @@
  * Exits 127 if the filter cannot be installed or PROGRAM not run.
  */
 #define _GNU_SOURCE
-#include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 
-#define PR_ADD_SFRAME		82
-#define PR_REMOVE_SFRAME	83
+#include "../../include/sframe-filter.h"
 
 int main(int argc, char **argv)
 {
-	struct sock_filter insns[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-			 offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 6),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-			 offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_prctl, 0, 4),
-		/* The low word of the option (little-endian) */
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-			 offsetof(struct seccomp_data, args[0])),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PR_ADD_SFRAME, 1, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PR_REMOVE_SFRAME, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = {
-		.len = sizeof(insns) / sizeof(insns[0]),
-		.filter = insns,
-	};
+	int err;
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: sfkill PROGRAM ARGS...\n");
 		return 127;
 	}
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
-	    syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog)) {
-		perror("sfkill: seccomp");
+	err = sframe_prctl_filter(SECCOMP_RET_KILL_PROCESS);
+	if (err) {
+		fprintf(stderr, "sfkill: seccomp: %s\n", strerror(-err));
 		return 127;
 	}
 	execvp(argv[1], argv + 1);
