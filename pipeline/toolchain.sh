@@ -4,7 +4,8 @@
 # Build (or reuse) the Debian sid toolchain root and the arm64 guest root.
 #
 # Both are cached under $CACHE keyed by a hash of their package lists and
-# of this script; each finished root is also kept as a tarball so that a
+# of a format number (ROOT_FORMAT, GUEST_FORMAT in lib/lib.sh, bumped when
+# this script makes a root another way); each finished root is also kept as a tarball so that a
 # lost directory is restored in seconds.
 
 . "$(dirname "$0")/../lib/lib.sh"
