@@ -26,6 +26,7 @@
 #include <unwind.h>
 
 #include "callchain.h"
+#include "../../include/breakpoint-miss.h"
 
 #define TRACE_MAX	128
 
@@ -108,7 +109,8 @@ static bool outermost(const struct trace *t, int which)
  * the deferred chain at hit(), and compare them.  The deferred chain is
  * [hit, in probe(), the caller of probe(), ...]: from the caller on, it
  * must equal the oracle, and the caller's frame is also the return
- * address that the compiler gives.
+ * address that the compiler gives.  A breakpoint that the emulator let
+ * pass is taken again (breakpoint-miss.h).
  */
 __attribute__((noipa)) static int probe(struct callchain_event *ev, int which)
 {
@@ -116,12 +118,37 @@ __attribute__((noipa)) static int probe(struct callchain_event *ev, int which)
 	struct callchain cc;
 	struct trace t;
 	uint64_t want[TRACE_MAX + 2];
-	int err, i, n, from, matched = 0, libc = 0;
+	int err, i, n, from, take, matched = 0, libc = 0;
+	bool missed;
 
 	collect(&t);
-	hit();
-	err = callchain_read(ev, &cc);
+	for (take = 1; ; take++) {
+		breakpoint_drop_hit(ev, take);
+		hit();
+		breakpoint_drop_record(ev);
+		err = callchain_read(ev, &cc);
+		if (!breakpoint_missed(ev, err) || take == BREAKPOINT_TAKES)
+			break;
+		/* Not the kernel's doing: breakpoint-miss.h */
+		printf("# %s: the breakpoint at hit() did not fire, taken "
+		       "again\n", names[which]);
+		callchain_close(ev);
+		err = callchain_open(ev, (void *)hit);
+		if (err) {
+			printf("not ok %d %s # cannot open the breakpoint "
+			       "event: %s\n", which + 1, names[which],
+			       strerror(-err));
+			return 1;
+		}
+	}
+	missed = err == -ENOENT && breakpoint_not_hit(ev);
 	callchain_close(ev);
+	if (missed) {
+		printf("not ok %d %s # the breakpoint at hit() did not fire, "
+		       "%d %s\n", which + 1, names[which], take,
+		       take > 1 ? "tries" : "try");
+		return 1;
+	}
 	if (err) {
 		printf("not ok %d %s # no deferred callchain: %s\n", which + 1,
 		       names[which], strerror(-err));
