@@ -115,7 +115,7 @@ arch_vars()
 }
 
 # eh2sframe_build TARGET... - build userspace/eh2sframe (make's
-# targets: all, fuzz, oracle) in the toolchain root into $CACHE/eh2sframe,
+# targets: all, fuzz, gas, oracle) in the toolchain root into $CACHE/eh2sframe,
 # which make's timestamps keep current, and print that directory.  Runs
 # that use the cache share it: EH2SFRAME_O=DIR builds into DIR instead (a
 # change to the converter, in a worktree of its own, or one broken on

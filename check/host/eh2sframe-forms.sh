@@ -6,7 +6,7 @@
 # or convert it, as decided here, and never read it as something else.
 # Each object has a plain function beside the odd ones, which must be
 # converted: the object as a whole is not refused.  gas's own .sframe of
-# the same object is compared (eh2sframe -c): no mismatch where both
+# the same object is compared (eh2sframe-gas): no mismatch where both
 # describe a PC.  Per arch, the functions and the verdicts:
 #
 # - ra_column: a CIE whose return address column is not the
@@ -34,7 +34,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 
 host_test_args "$@"
 
-bin=$(eh2sframe_build all oracle)
+bin=$(eh2sframe_build all gas oracle)
 work=$(mktemp -d -p "$CACHE" eh2sframe-forms.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
@@ -166,7 +166,7 @@ for arch in "${arches[@]}"; do
 	inroot "${CROSS}gcc" -shared -nostdlib -Wa,--gsframe -o "$so" \
 		"$work/$arch.s" 2> "$work/gas-$arch.err" ||
 		{ cat "$work/gas-$arch.err"; die "$arch: cannot assemble"; }
-	inroot "$bin/eh2sframe" -v -c "$so" > "$work/c-$arch" 2> "$work/v-$arch" || true
+	inroot "$bin/eh2sframe-gas" -v "$so" > "$work/c-$arch" 2> "$work/v-$arch" || true
 	sed 's/^/# /' "$work/gas-$arch.err" "$work/c-$arch" "$work/v-$arch"
 	line=$(cat "$work/c-$arch")
 	is "eh2sframe-forms: $arch: counts, and no mismatch with gas" \

@@ -3,7 +3,7 @@
 #
 # The oracle of userspace/eh2sframe: for objects that gas built with
 # --gsframe, the table made from their .eh_frame must say what their own
-# .sframe says at every PC that .sframe describes (eh2sframe -c).  The
+# .sframe says at every PC that .sframe describes (eh2sframe-gas).  The
 # objects: the executables and shared objects of the corpus of real code
 # (check/corpus.sh), the selftest programs that check.sh built, and the
 # project's glibc (pipeline/glibc.sh), for each architecture given.
@@ -12,7 +12,7 @@
 # printed: PCs of functions the converter leaves out (by reason), and the
 # four places where gas's or ld's table, not the CFI, is wrong (see
 # gas_restore(), gas_stale_cfa(), gas_cut_word() and ld_plt_got() in
-# eh2sframe.c).  The
+# gas.c).  The
 # PCs of gas's flex and PC-mask FDEs are compared, and their bytes
 # printed (flex_bytes, pcmask_bytes).  One case
 # per architecture: it fails on any mismatch, on an object that cannot
@@ -26,7 +26,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 host_test_args "$@"
 MIN_PCS=1000000
 
-bin=$(eh2sframe_build all)
+bin=$(eh2sframe_build all gas)
 corpus=$CACHE/corpus/out
 "$top/check/corpus.sh" "$corpus"
 
@@ -70,7 +70,7 @@ for arch in "${arches[@]}"; do
 	rc=0
 	err=$OUT/eh2sframe-oracle-$arch.err
 	mkdir -p "$OUT"
-	out=$(inroot "$bin/eh2sframe" -c "${files[@]}" 2> "$err") || rc=$?
+	out=$(inroot "$bin/eh2sframe-gas" "${files[@]}" 2> "$err") || rc=$?
 	# The totals, by key, over all the objects
 	totals=$(echo "$out" | tr ' ' '\n' | grep '=' | grep -v '^arch=' |
 		awk -F= '{ t[$1] += $2 } END { for (k in t) print k "=" t[k] }' | sort)

@@ -14,8 +14,8 @@
 # (0; the executable at the linker's default) and at 0x10000000.  The
 # two tables of each must be the same bytes, and each must agree with
 # libdw's reading of the object it was made from (eh2sframe-oracle) and
-# with gas's own .sframe of that object (eh2sframe -c; a check of the
-# conversion only: -c places the table where the object's .sframe is,
+# with gas's own .sframe of that object (eh2sframe-gas; a check of the
+# conversion only: it places the table where the object's .sframe is,
 # so it says nothing of the lowest load address).  The library's
 # table at address 0 is checked against the library moved too: what a
 # loader registers for the moved library is the table made before.
@@ -29,7 +29,7 @@ host_test_args "$@"
 AWAY=0x10000000
 BUILD_ID=0x5f7e1a6b0c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f
 
-bin=$(eh2sframe_build all oracle)
+bin=$(eh2sframe_build all gas oracle)
 work=$(mktemp -d -p "$CACHE" eh2sframe-prelink.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
@@ -115,12 +115,12 @@ oracle()
 	echo "# ${1##*/} with ${2##*/}: $(cut -d' ' -f2- <<< "$line")"
 }
 
-# gas OBJECT: eh2sframe -c finds no mismatch with gas's .sframe
+# gas OBJECT: eh2sframe-gas finds no mismatch with gas's .sframe
 gas()
 {
 	local line
 
-	line=$(inroot "$bin/eh2sframe" -c "$1" 2>&1) || {
+	line=$(inroot "$bin/eh2sframe-gas" "$1" 2>&1) || {
 		echo "# ${1##*/}:"
 		sed 's/^/#   /' <<< "$line" | head -n 8
 		return 1
