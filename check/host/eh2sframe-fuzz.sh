@@ -13,6 +13,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/lib/lib.sh"
+. "$top/lib/libfuzzer.sh"
 
 host_test_args "$@"
 
@@ -22,8 +23,7 @@ corpus=$CACHE/corpus/out
 
 work=$(mktemp -d -p "$CACHE" eh2sframe-fuzz.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-keep=$CACHE/fuzz-failures
-mkdir -p "$work/seeds" "$work/new" "$keep"
+mkdir -p "$work/seeds"
 
 n=0
 for arch in "${arches[@]}"; do
@@ -41,20 +41,5 @@ for arch in "${arches[@]}"; do
 done
 [ "$n" -ge 4 ] || die "only $n seeds from the corpus"
 
-opts=(-timeout=5 -max_len=262144 -artifact_prefix="$keep/eh2sframe-")
-if ! inroot "$bin/eh2sframe-fuzz" "${opts[@]}" -runs=0 "$work/seeds" \
-	> "$work/replay.log" 2>&1; then
-	tail -n 30 "$work/replay.log"
-	cp "$work/replay.log" "$keep/eh2sframe-replay.log"
-	die "replaying the $n seeds failed (see $keep)"
-fi
-echo "replayed $n seeds: $(grep -o 'Done [0-9]* runs' "$work/replay.log")"
-if ! inroot "$bin/eh2sframe-fuzz" "${opts[@]}" \
-	-max_total_time="${FUZZ_CHECK_TIME:-30}" -print_final_stats=1 \
-	"$work/new" "$work/seeds" > "$work/fuzz.log" 2>&1; then
-	grep -E 'ERROR|SUMMARY|runtime error' "$work/fuzz.log" | head -n 20 || true
-	tail -n 30 "$work/fuzz.log"
-	cp "$work/fuzz.log" "$keep/eh2sframe-fuzz.log"
-	die "the fuzzer found a bug (see $keep)"
-fi
-echo "fuzzed: $(grep -o 'Done [0-9]* runs in [0-9]* second(s)' "$work/fuzz.log"), no crash"
+libfuzzer_check eh2sframe "$bin/eh2sframe-fuzz" "${FUZZ_CHECK_TIME:-30}" \
+	262144 "$work/seeds"
