@@ -194,6 +194,13 @@ lock_check_tree()
 	export SFRAME_CHECK_LOCKED=1
 }
 
+# is_elf FILE: whether FILE is a regular file that starts with the ELF
+# magic number.
+is_elf()
+{
+	[ -f "$1" ] && [ "$(head -c 4 "$1" | od -An -c | tr -d ' ')" = 177ELF ]
+}
+
 # Seconds since the epoch, for step timing.
 now()
 {

@@ -27,7 +27,7 @@ objects()
 	(cd "$1" && find usr/bin usr/sbin usr/lib usr/libexec -path usr/lib/debug -prune \
 		-o -type f -size +1k -print 2> /dev/null) |
 	while IFS= read -r f; do
-		if [ "$(head -c 4 "$1/$f" | od -An -c | tr -d ' ')" = 177ELF ]; then
+		if is_elf "$1/$f"; then
 			echo "$1/$f"
 		fi
 	done

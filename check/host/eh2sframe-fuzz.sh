@@ -31,8 +31,7 @@ for arch in "${arches[@]}"; do
 	byte='\000'
 	[ "$arch" = x86_64 ] || byte='\001'
 	for f in "$corpus/${TRIPLET%%-*}"/*; do
-		[ -f "$f" ] && [ "$(head -c 4 "$f" | od -An -c | tr -d ' ')" = 177ELF ] ||
-			continue
+		is_elf "$f" || continue
 		inroot "${CROSS}objcopy" --dump-section .eh_frame="$work/eh" \
 			"$f" "$work/stripped" 2> /dev/null || continue
 		{ printf "$byte"; cat "$work/eh"; } > "$work/seeds/${arch}-${f##*/}"

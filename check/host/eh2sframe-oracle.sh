@@ -37,7 +37,7 @@ linked()
 	local f
 
 	for f in "$@"; do
-		[ "$(head -c 4 "$f" | od -An -c | tr -d ' ')" = 177ELF ] || continue
+		is_elf "$f" || continue
 		case $(od -An -tu2 -j16 -N2 "$f" | tr -d ' ') in
 		2 | 3) echo "$f" ;;
 		esac

@@ -29,9 +29,9 @@ for arch in "${arches[@]}"; do
 		# architectures, minutes for push/pop rules that the corpus
 		# has everywhere.
 		[ "$(basename "$f")" != budget ] || continue
-		case $(head -c 4 "$f" | od -An -c | tr -d ' ') in
-		177ELF) files+=("$f") ;;
-		esac
+		if is_elf "$f"; then
+			files+=("$f")
+		fi
 	done
 done
 
