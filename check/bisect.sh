@@ -121,10 +121,8 @@ kmake()
 	local -n _a=$1
 	shift
 
-	(cd "${_a[tree]}" && inroot env CCACHE_BASEDIR="${_a[tree]}" \
-		make -s -j"$JOBS" O="${_a[kout]}" ARCH="${_a[karch]}" \
-		CROSS_COMPILE="${_a[cross]}" CC="ccache ${_a[cross]}gcc" \
-		KCONFIG_CONFIG="${_a[config]}" "$@")
+	kernel_make "${_a[arch]}" "${_a[tree]}" "${_a[kout]}" \
+		KCONFIG_CONFIG="${_a[config]}" "$@"
 }
 
 # index CTX: what the selection reads of the full series' build.

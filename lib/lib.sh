@@ -194,6 +194,25 @@ lock_check_tree()
 	export SFRAME_CHECK_LOCKED=1
 }
 
+# kernel_make ARCH TREE KOUT ARG...: make in the kernel tree TREE for ARCH,
+# into KOUT, as every kernel build of the project makes: the arch's
+# compiler through ccache, with ccache's paths relative to TREE (the trees
+# of make check, make demo and make kernel share their objects), and the
+# build's time, user and host fixed, so that a tree gives one image.
+# ARG: make's variables and targets.  Runs in a subshell: the caller's
+# arch_vars stay as they were.
+kernel_make()
+{
+	(
+		arch_vars "$1"
+		cd "$2" || exit 1
+		inroot env CCACHE_BASEDIR="$2" make -s -j"$JOBS" O="$3" \
+			ARCH="$KARCH" CROSS_COMPILE="$CROSS" \
+			CC="ccache ${CROSS}gcc" KBUILD_BUILD_TIMESTAMP=0 \
+			KBUILD_BUILD_USER=sframe KBUILD_BUILD_HOST=ci "${@:4}"
+	)
+}
+
 # is_elf FILE: whether FILE is a regular file that starts with the ELF
 # magic number.
 is_elf()

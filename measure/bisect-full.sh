@@ -29,9 +29,6 @@ restore()
 }
 trap restore EXIT
 
-kmake=(make -s -j"$JOBS" O="$kout" ARCH="$KARCH" CROSS_COMPILE="$CROSS"
-       CC="ccache ${CROSS}gcc" KBUILD_BUILD_TIMESTAMP=0
-       KBUILD_BUILD_USER=sframe KBUILD_BUILD_HOST=ci)
 start=$(now)
 n=0
 for c in $(git -C "$tree" rev-list --reverse "$from".."$head"); do
@@ -40,8 +37,8 @@ for c in $(git -C "$tree" rev-list --reverse "$from".."$head"); do
 	git -C "$tree" checkout -q -f "$c"
 	t0=$(now)
 	rc=ok
-	(cd "$tree" && inroot "${kmake[@]}" olddefconfig </dev/null >/dev/null &&
-	 inroot env CCACHE_BASEDIR="$tree" "${kmake[@]}" "$(basename "$IMAGE")") \
+	{ kernel_make "$arch" "$tree" "$kout" olddefconfig </dev/null >/dev/null &&
+	  kernel_make "$arch" "$tree" "$kout" "$(basename "$IMAGE")"; } \
 		> "$kout/bisect-full-$n.log" 2>&1 || rc=FAILED
 	printf '%3d %4ss %-6s %s\n' "$n" "$(($(now) - t0))" "$rc" \
 		"$(git -C "$tree" log -1 --format=%s "$c")"

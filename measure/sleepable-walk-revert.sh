@@ -30,10 +30,7 @@ git -C "$TOP" show 'dffa553~:patches/bpf/0001-bpf-Walk-user-stacks-with-the-user
 # The kernel of the check tree, incrementally, with its own config
 build()
 {
-	inroot env CCACHE_BASEDIR="$tree" make -s -C "$tree" -j"$JOBS" \
-		O="$kout" ARCH="$KARCH" CROSS_COMPILE="$CROSS" \
-		CC="ccache ${CROSS}gcc" KBUILD_BUILD_TIMESTAMP=0 \
-		KBUILD_BUILD_USER=sframe KBUILD_BUILD_HOST=ci "$(basename "$IMAGE")"
+	kernel_make "$arch" "$tree" "$kout" "$(basename "$IMAGE")"
 }
 
 restore()

@@ -17,7 +17,7 @@ tree=$(cd "$tree" && pwd)
 kout=$(kbuild_dir "$arch" "$tree")
 
 arch_vars "$arch"
-karch=$KARCH cross=$CROSS image=$IMAGE
+karch=$KARCH image=$IMAGE
 
 VIRTME_DROP='CONFIG_(DEBUG_INFO|KVM|BPF|HAVE_EBPF|CGROUP_BPF|DRM|SND|SOUND|FB|VGA|FRAMEBUFFER|SQUASHFS|SECURITYFS|SCSI|BLK_DEV_SD|WATCHDOG|I6300ESB|DAX|FS_DAX|MEMORY_HOT|ZONE_DEVICE|FUNCTION_TRACER|DYNAMIC_FTRACE|HAVE_DYNAMIC_FTRACE|FTRACE_SYSCALLS|KPROBE|HAVE_KPROBES|FW_CFG|INET|PACKET|VIRTIO_NET|NETDEVICES|INPUT|KEYBOARD|SERIO|VIRTIO_BALLOON|VIRTIO_IOMMU)'
 
@@ -28,9 +28,6 @@ frags=("$TOP/config/common.config" "$TOP/config/$arch.config")
 
 mkdir -p "$kout" "$CACHE/ccache"
 cd "$tree" || exit 1
-kmake=(make -s -j"$JOBS" O="$kout" ARCH="$karch" CROSS_COMPILE="$cross"
-       CC="ccache ${cross}gcc" KBUILD_BUILD_TIMESTAMP=0
-       KBUILD_BUILD_USER=sframe KBUILD_BUILD_HOST=ci)
 
 # config_missing: does the config lack an option that a fragment asks
 # for?  olddefconfig drops, without a word, an option whose dependencies
@@ -66,10 +63,10 @@ if [ "$(cat "$kout/.config-inputs" 2>/dev/null)" != "$stamp" ] ||
 	# BPF, graphics, sound, SCSI, DAX, snaps, IP networking, input.
 	inroot virtme-configkernel --dry-run --arch "$karch" |
 		grep -v -E "$VIRTME_DROP" > "$kout/virtme.config"
-	inroot "${kmake[@]}" allnoconfig >/dev/null
+	kernel_make "$arch" "$tree" "$kout" allnoconfig >/dev/null
 	inroot "$tree/scripts/kconfig/merge_config.sh" -m -O "$kout" \
 		"$kout/.config" "$kout/virtme.config" "${frags[@]}" >/dev/null
-	inroot "${kmake[@]}" olddefconfig </dev/null >/dev/null
+	kernel_make "$arch" "$tree" "$kout" olddefconfig </dev/null >/dev/null
 	# Every requested option must have survived olddefconfig.
 	! config_missing || die "$arch config lacks requested options"
 	echo "$stamp" > "$kout/.config-inputs"
@@ -78,6 +75,6 @@ fi
 log "building $arch kernel in $kout"
 # Symbols that the tree gained since the config was made take their
 # defaults here, instead of kconfig asking on a terminal that is not.
-inroot "${kmake[@]}" olddefconfig </dev/null >/dev/null
-inroot env CCACHE_BASEDIR="$tree" "${kmake[@]}" "$(basename "$image")"
+kernel_make "$arch" "$tree" "$kout" olddefconfig </dev/null >/dev/null
+kernel_make "$arch" "$tree" "$kout" "$(basename "$image")"
 log "$arch kernel: $kout/$image"
