@@ -51,10 +51,16 @@ e2s=$(eh2sframe_build all)
 tables=$kout/guest-tests/sframe-tables
 rm -rf "$tables"
 lib=usr/lib/$TRIPLET
-stock=(usr/bin/python3.14 usr/bin/bash usr/bin/perl "$lib/$LDSO"
+# The root's python3 (python3.14 in sid now) and its _posixshmem module
+# (its link is read, not followed: an absolute one names the root's file)
+py=$(basename "$(readlink "$GUEST_ROOT/usr/bin/python3")")
+mods=("$GUEST_ROOT/usr/lib/$py/lib-dynload/_posixshmem.cpython-"*"-$TRIPLET.so")
+[ ${#mods[@]} = 1 ] && [ -f "${mods[0]}" ] ||
+	die "not one _posixshmem module of $py in $GUEST_ROOT: ${mods[*]}"
+shm=${mods[0]#"$GUEST_ROOT"/}
+stock=("usr/bin/$py" usr/bin/bash usr/bin/perl "$lib/$LDSO"
 	"$lib/libc.so.6" "$lib/libm.so.6" "$lib/libz.so.1" "$lib/libexpat.so.1"
-	"$lib/libtinfo.so.6" "$lib/libcrypt.so.1"
-	"usr/lib/python3.14/lib-dynload/_posixshmem.cpython-314-$TRIPLET.so")
+	"$lib/libtinfo.so.6" "$lib/libcrypt.so.1" "$shm")
 # and of the program whose .sframe section describes only its start-up
 # code (Debian sid built some with --gsframe for a while) that
 # stock-tables.sh runs: x86_64's cpio, arm64's make.  The module prefers

@@ -101,7 +101,8 @@ pac=()
 [ "$(uname -m)" != aarch64 ] || pac=(--pac)
 rc=0
 mod=$(python3 -c 'import _posixshmem; print(_posixshmem.__file__)')
-check --through "${mod##*/}" 8 python3.14 16 \
+python=$(basename "$(readlink -f "$(command -v python3)")")
+check --through "${mod##*/}" 8 "$python" 16 \
 	"syscalls:sys_enter_chdir,$unlink" python3 -c "$py" || rc=1
 check bash 8 'syscalls:sys_enter_chdir' \
 	bash -c 'for i in 1 2 3 4 5 6 7 8; do cd /; done' || rc=1
