@@ -64,12 +64,13 @@ out=$("$bin/chains" 2>&1) || rc=1
 echo "$out"
 count_again "$out"
 
-# broken HOW WANT: glibc/chains with BREAKPOINT_DROP=HOW must give WANT:
-# how many chains it took again, how many failed with the message of
-# that break, and whether it failed (1) or not (0).
+# broken HOW AGAIN WANT: glibc/chains with BREAKPOINT_DROP=HOW must take
+# AGAIN chains again, or one more (a miss of the emulator's own, which is
+# as likely here as in any run), and give WANT: how many chains failed
+# with the message of that break, and whether it failed (1) or not (0).
 broken()
 {
-	local how=$1 want=$2 o st n bad msg
+	local how=$1 again=$2 want=$3 o st n bad msg
 
 	o=$(BREAKPOINT_DROP=$how "$bin/chains" 2>&1)
 	st=$?
@@ -80,20 +81,22 @@ broken()
 	esac
 	n=$(echo "$o" | grep -c ' taken again$')
 	bad=$(echo "$o" | grep -c "^not ok [0-9] [a-z]* # $msg\$")
-	if [ "$n $bad $((st != 0))" != "$want" ]; then
+	if [ "$n" -lt "$again" ] || [ "$n" -gt $((again + 1)) ] ||
+	   [ "$bad $((st != 0))" != "$want" ]; then
 		echo "BREAKPOINT_DROP=$how: taken again, failed, status:" \
-			"$n $bad $((st != 0)), expected $want"
+			"$n $bad $((st != 0)), expected $again (or one more)" \
+			"$want"
 		rc=1
 	fi
 }
 echo "each breakpoint made to miss once:"
 if [ "$ARCH" = x86_64 ]; then
-	broken first "4 0 0"
+	broken first 4 "0 0"
 else
-	broken first "0 4 1"
+	broken first 0 "4 1"
 fi
 echo "each chain read away after its hit:"
-broken record "0 4 1"
+broken record 0 "4 1"
 
 stock=$("$bin/stock/chains" --report 2>&1) || rc=1
 echo "$stock" | sed 's/^/stock: /'
