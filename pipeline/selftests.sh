@@ -53,7 +53,9 @@ rm -rf "$tables"
 lib=usr/lib/$TRIPLET
 # The root's python3 (python3.14 in sid now) and its _posixshmem module
 # (its link is read, not followed: an absolute one names the root's file)
-py=$(basename "$(readlink "$GUEST_ROOT/usr/bin/python3")")
+py=$(readlink "$GUEST_ROOT/usr/bin/python3") ||
+	die "$GUEST_ROOT/usr/bin/python3 is no link to a python3.N"
+py=${py##*/}
 mods=("$GUEST_ROOT/usr/lib/$py/lib-dynload/_posixshmem.cpython-"*"-$TRIPLET.so")
 [ ${#mods[@]} = 1 ] && [ -f "${mods[0]}" ] ||
 	die "not one _posixshmem module of $py in $GUEST_ROOT: ${mods[*]}"
