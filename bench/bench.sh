@@ -3,8 +3,8 @@
 #
 # make bench: what SFrame unwinding costs, measured as bench/README.md
 # describes.  Builds the bench programs and the Lua workload into
-# out/bench/, runs the decoder on the host and the rest in the x86_64
-# guest (bench/guest-x86_64.sh) and the arm64 guest (bench/guest-arm64.sh),
+# out/bench/, runs the decoder on the host and the rest in a guest of each
+# arch (bench/guest.sh: all of it on x86_64, unwind-cost on arm64),
 # and makes out/bench/results.md of their raw results (bench/report.sh).
 # A run on base + patches/ also writes it to bench/results.md, which is
 # committed as the last run's results.
@@ -29,7 +29,7 @@ if [ -z "${BENCH_TREE:-}" ]; then
 	log "kernel tree: base + patches/"
 	FORCE=1 "$TOP/pipeline/tree.sh" "$tree"
 fi
-for a in x86_64 arm64; do
+for a in "${ARCHES[@]}"; do
 	log "$a kernel"
 	"$TOP/pipeline/kernel.sh" $a "$tree"
 done
@@ -132,24 +132,27 @@ rounds=${BENCH_ROUNDS:-300}
 # The system-wide run: BENCH_PROCS processes for BENCH_SYS_SECONDS.
 procs=${BENCH_PROCS:-50}
 sys_secs=${BENCH_SYS_SECONDS:-20}
-# tsc=reliable: a loaded host makes the guest's clocksource watchdog
-# give up the TSC for jiffies, whose 4 ms would be all the resolution;
-# the guest refuses to measure on anything but the TSC.
-# Under a loaded host the guest's PIT calibration of the TSC can fail
-# ("could not calculate TSC khz"), which leaves it on jiffies: give it
-# the host's frequency, which is what TCG's TSC counts.
-# "cpu MHz" is the host's current clock, close to its TSC rate: ns
-# figures may be off by that much, ratios of one run are not.
+# The guests measure on their arch's BENCH_CLOCKSOURCE only, which its
+# BENCH_APPEND and BENCH_KHZ_PARAM keep (config/arch/x86_64.sh says
+# why).  "cpu MHz" is the host's current clock, close to its TSC rate:
+# ns figures may be off by that much, ratios of one run are not.
 khz=$(awk -F: '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo)
-guestcmd=$(printf '%q ' bash "$TOP/bench/guest-x86_64.sh" "$bench" "$lua" \
-	"$rounds" "$procs" "$sys_secs")
-VM_APPEND="tsc=reliable${khz:+ tsc_early_khz=$khz}" "$TOP/pipeline/run.sh" x86_64 "$tree" 1800 \
-	"$guestcmd" > "$bench/guest.log" 2>&1 ||
+# bench_append: the kernel parameters of the guest of the arch set last.
+bench_append()
+{
+	echo "$BENCH_APPEND${BENCH_KHZ_PARAM:+${khz:+ $BENCH_KHZ_PARAM=$khz}}"
+}
+arch_vars x86_64
+guestcmd=$(printf '%q ' bash "$TOP/bench/guest.sh" "$bench" "$BENCH_CLOCKSOURCE" \
+	"$lua" "$rounds" "$procs" "$sys_secs")
+VM_APPEND=$(bench_append) \
+	"$TOP/pipeline/run.sh" x86_64 "$tree" 1800 "$guestcmd" > "$bench/guest.log" 2>&1 ||
 	{ tail -n 30 "$bench/guest.log"; die "guest run failed"; }
 
 log "unwind-cost in the arm64 guest"
-guestcmd=$(printf '%q ' bash "$TOP/bench/guest-arm64.sh" "$bench/arm64")
-"$TOP/pipeline/run.sh" arm64 "$tree" 3600 "$guestcmd" \
+arch_vars arm64
+guestcmd=$(printf '%q ' bash "$TOP/bench/guest.sh" "$bench/arm64" "$BENCH_CLOCKSOURCE")
+VM_APPEND=$(bench_append) "$TOP/pipeline/run.sh" arm64 "$tree" 3600 "$guestcmd" \
 	> "$bench/arm64/guest.log" 2>&1 ||
 	{ tail -n 30 "$bench/arm64/guest.log"; die "arm64 guest run failed"; }
 

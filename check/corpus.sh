@@ -4,18 +4,19 @@
 # corpus.sh [OUTDIR] - the corpus of real .sframe sections that
 # check/host/sframe-check.sh gives the series' sframe-check: open source
 # C from Debian's sources (lua, zlib, bzip2, zstd, mbedtls, pcre2), built
-# with -O2 -Wa,--gsframe in the toolchain root for x86_64 and aarch64, as
-# relocatable objects and as the programs and shared objects linked from
-# them, some a second time with each architecture's own variants.
+# with -O2 -Wa,--gsframe in the toolchain root for each architecture
+# (ARCHES), as relocatable objects and as the programs and shared objects
+# linked from them, some a second time with each architecture's own
+# variants (CORPUS_*_CFLAGS of config/arch/ARCH.sh).
 #
-# OUTDIR (default $CACHE/corpus/out) gets x86_64/ and aarch64/, and in
-# each files.txt, the files to check, for sframe-check's -f.  The orig
+# OUTDIR (default $CACHE/corpus/out) gets a directory per CPU (x86_64/,
+# aarch64/: the first word of the arch's TRIPLET), and in each files.txt, the files to check, for sframe-check's -f.  The orig
 # tarballs, pinned by sha256 and verified through the signed Sources
 # index on their first download (lib/fetch.sh), are kept in
 # $CACHE/corpus/dl, their sources in $CACHE/corpus/src.
 #
 # The corpus is built again only when its key changes: this script, the
-# pins and the exact toolchain (root_stamp).  A first build takes about
+# arches' files, the pins and the exact toolchain (root_stamp).  A first build takes about
 # three minutes on two cores, later ones seconds with ccache.
 #
 # The archive's kernel tools take the corpus as files (FILES=), so that
@@ -98,23 +99,13 @@ objs()
 build_corpus()
 {
 	local cc out cpu w s linked f
-	local lua zlib bz zstd tls pcre vlua vzstd vbz
+	local lua zlib bz zstd tls pcre
 	local lua_c=() zlib_c=() bz_c=() zstd_c=() tls_c=() pcre_c=()
 	local zstd_flags tls_flags
 
 	arch_vars "$1"
 	cc=${CROSS}gcc cpu=${TRIPLET%%-*}
 	out=$OUTDIR/$cpu
-	# Code of each architecture's own kinds: x86_64 for AVX2 machines
-	# and with stack realignment (flex FDEs); aarch64 with return
-	# addresses signed by pointer authentication (mangled RA, keys A
-	# and B).
-	case $1 in
-	x86_64)	vlua=-mstackrealign vzstd=-march=x86-64-v3 vbz=-march=x86-64-v3 ;;
-	arm64)	vlua=-mbranch-protection=standard
-		vzstd=-mbranch-protection=pac-ret
-		vbz=-mbranch-protection=pac-ret+b-key ;;
-	esac
 
 	lua=$(src "${PINS[0]}") zlib=$(src "${PINS[2]}") bz=$(src "${PINS[4]}")
 	zstd=$(src "${PINS[6]}") tls=$(src "${PINS[8]}") pcre=$(src "${PINS[10]}")
@@ -160,10 +151,10 @@ build_corpus()
 		-I"$pcre/src" -- "$pcre"/src/{pcre2grep,pcre2test}.c
 	objs "$out/obj/pcre2-posix" "$@" -DHAVE_CONFIG_H \
 		-DPCRE2_CODE_UNIT_WIDTH=8 -I"$pcre/src" -- "$pcre/src/pcre2posix.c"
-	objs "$out/obj/lua-var" "$@" "$vlua" -DLUA_USE_LINUX -- \
+	objs "$out/obj/lua-var" "$@" "$CORPUS_LUA_CFLAGS" -DLUA_USE_LINUX -- \
 		"${lua_c[@]}" "$lua/src/lua.c"
-	objs "$out/obj/zstd-var" "$@" "$vzstd" "${zstd_flags[@]}" -- "${zstd_c[@]}"
-	objs "$out/obj/bzip2-var" "$@" "$vbz" -D_FILE_OFFSET_BITS=64 -- "${bz_c[@]}"
+	objs "$out/obj/zstd-var" "$@" "$CORPUS_ZSTD_CFLAGS" "${zstd_flags[@]}" -- "${zstd_c[@]}"
+	objs "$out/obj/bzip2-var" "$@" "$CORPUS_BZ_CFLAGS" -D_FILE_OFFSET_BITS=64 -- "${bz_c[@]}"
 
 	log "linking the $cpu corpus"
 	cd "$out" || exit
@@ -194,15 +185,28 @@ build_corpus()
 
 # In the toolchain root (see below): build both corpora.
 if [ "${CORPUS_STAGE:-}" = build ]; then
-	build_corpus x86_64
-	build_corpus arm64
+	for a in "${ARCHES[@]}"; do
+		build_corpus "$a"
+	done
 	exit 0
 fi
 
-key=$( (cat "$0"; printf '%s\n' "${PINS[@]}" "${CORPUS_CFLAGS[@]}"; root_stamp) |
+# corpus_ready: whether each arch's corpus is there.
+corpus_ready()
+{
+	local a
+
+	for a in "${ARCHES[@]}"; do
+		arch_vars "$a"
+		[ -s "$OUTDIR/${TRIPLET%%-*}/files.txt" ] || return 1
+	done
+}
+
+key=$( (cat "$0"; printf '%s\n' "${ARCHES[@]}"
+	for a in "${ARCHES[@]}"; do cat "$TOP/config/arch/$a.sh"; done
+	printf '%s\n' "${PINS[@]}" "${CORPUS_CFLAGS[@]}"; root_stamp) |
 	sha256sum | cut -c1-16)
-if [ "$(cat "$OUTDIR/.key" 2>/dev/null)" = "$key" ] &&
-   [ -s "$OUTDIR/x86_64/files.txt" ] && [ -s "$OUTDIR/aarch64/files.txt" ]; then
+if [ "$(cat "$OUTDIR/.key" 2>/dev/null)" = "$key" ] && corpus_ready; then
 	log "corpus in $OUTDIR is up to date"
 	exit 0
 fi

@@ -103,10 +103,10 @@ inroot make -s -C "$TOP/check/guest" O="$demo/guest" \
 	"$demo/guest/nodebuginfod/libdebuginfod.so.1"
 log "bpf-profile"
 kout=$(kbuild_dir x86_64 "$tree")
-inroot make -s -C "$TOP/userspace/bpf-profile" O="$demo/guest/bpf-profile" \
-	VMLINUX="$kout/vmlinux"
-log "python3's SFrame tables (userspace/eh2sframe), the rtld-audit module"
 arch_vars x86_64
+inroot make -s -C "$TOP/userspace/bpf-profile" O="$demo/guest/bpf-profile" \
+	VMLINUX="$kout/vmlinux" SRCARCH="$SRCARCH" TRIPLET="$TRIPLET"
+log "python3's SFrame tables (userspace/eh2sframe), the rtld-audit module"
 (cd "$tree" && inroot make -s O="$kout" headers)
 inroot make -s -C "$tree/tools/sframe" OUTPUT="$demo/guest/" \
 	KHDR_INCLUDES="-isystem $kout/usr/include"

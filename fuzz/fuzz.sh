@@ -39,9 +39,12 @@ mkdir -p "$fz/seeds"
 tar -C "$fz/seeds" -xJf "$TOP/fuzz/corpus.tar.xz"
 # fuzz/seeds.py reads the ELF files with pyelftools, from Debian.
 host_install python3-pyelftools
-/usr/bin/python3 "$TOP/fuzz/seeds.py" "$fz/seeds" \
-	"$(kbuild_dir x86_64 "$tree")"/kselftest/sframe/* \
-	"$(kbuild_dir arm64 "$tree")"/kselftest/sframe/*
+for arch in "${ARCHES[@]}"; do
+	arch_vars "$arch"
+	/usr/bin/python3 "$TOP/fuzz/seeds.py" "$fz/seeds" "$arch" \
+		"$ELF_MACHINE" "$FUZZ_ARCH" \
+		"$(kbuild_dir "$arch" "$tree")"/kselftest/sframe/*
+done
 
 log "fuzzing for ${time}s; log: ${out#$TOP/}/fuzz.log"
 rc=0

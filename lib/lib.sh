@@ -83,35 +83,34 @@ host_test_args()
 	[ ${#arches[@]} -gt 0 ] || arches=("${ARCHES[@]}")
 }
 
-# The architectures: arch_vars ARCH sets KARCH (the kernel's ARCH), SRCARCH
-# (the kernel's SRCARCH: its directory under arch/), CROSS
-# (CROSS_COMPILE), IMAGE (the kernel image, in the build directory),
-# GUEST_ROOT (the guest's root file system: the toolchain root for
-# x86_64) and QEMU_OPTS (vng --qemu-opts);
-# TRIPLET (the GNU triplet of the C library, e.g. for glibc's --host),
-# LDSO (the dynamic linker's name), LIBBPF_SYSROOT (the root whose libbpf
-# the guest programs link with; empty: the toolchain root's own) and
-# BRANCH_PROTECTION (-mbranch-protection of the guest tests' signed-return
-# variants; empty where there are none).
+# The architectures: arch_vars ARCH sets the facts of ARCH, from its file
+# config/arch/ARCH.sh (one per architecture, as kunit's qemu_configs):
+#   KARCH, SRCARCH     the kernel's ARCH and SRCARCH (its directory under
+#                      arch/)
+#   CROSS              CROSS_COMPILE, empty for the toolchain root's own
+#   IMAGE              the kernel image, in the build directory
+#   GUEST_ROOT         the guest's root file system
+#   QEMU_OPTS          vng --qemu-opts
+#   LIBBPF_SYSROOT     the root whose libbpf the guest programs link
+#                      with; empty: the toolchain root's own
+#   TRIPLET            the GNU triplet of the C library (glibc's --host,
+#                      /usr/lib/TRIPLET); its first word is the CPU's name
+#                      (uname -m)
+#   LDSO               the dynamic linker's name
+#   ELF_MACHINE        e_machine of its ELF files, as pyelftools names it
+#   BRANCH_PROTECTION  -mbranch-protection of the guest tests'
+#                      signed-return variants; empty where there are none
+#   FUZZ_ARCH          bit 0 of the fuzzers' options byte
+#   CORPUS_*_CFLAGS    the corpus's own kinds of code (check/corpus.sh)
+#   BENCH_CLOCKSOURCE  the guest clocksource make bench measures with,
+#   BENCH_APPEND       and the kernel parameters that keep it
 arch_vars()
 {
-	case $1 in
-	x86_64)
-		KARCH=x86_64 SRCARCH=x86 CROSS='' IMAGE=arch/x86/boot/bzImage
-		GUEST_ROOT=$ROOT QEMU_OPTS=
-		TRIPLET=x86_64-linux-gnu LDSO=ld-linux-x86-64.so.2
-		LIBBPF_SYSROOT='' BRANCH_PROTECTION=''
-		;;
-	arm64)
-		KARCH=arm64 SRCARCH=arm64 CROSS=aarch64-linux-gnu- IMAGE=arch/arm64/boot/Image
-		GUEST_ROOT=$AROOT QEMU_OPTS="-cpu max,sve=off,pauth-impdef=on"
-		TRIPLET=aarch64-linux-gnu LDSO=ld-linux-aarch64.so.1
-		LIBBPF_SYSROOT=$AROOT BRANCH_PROTECTION=-mbranch-protection=standard
-		;;
-	*)
-		die "unknown ARCH $1"
-		;;
-	esac
+	local f=$TOP/config/arch/$1.sh
+
+	[ -r "$f" ] || die "unknown ARCH $1 (no config/arch/$1.sh)"
+	# shellcheck source=config/arch/x86_64.sh
+	. "$f"
 }
 
 # eh2sframe_build TARGET... - build userspace/eh2sframe (make's

@@ -48,7 +48,8 @@ host=$TRIPLET
 build_options=(--enable-sframe --disable-werror --disable-nscd
 	--disable-timezone-tools --without-selinux --disable-mathvec CFLAGS=-O2)
 cross=()
-[ -z "$CROSS" ] || cross=(--host="$host" --build=x86_64-linux-gnu
+# The build machine is the toolchain root's.
+[ -z "$CROSS" ] || cross=(--host="$host" --build="$(inroot gcc -dumpmachine)"
 	CC="$host-gcc" CXX=false READELF="$host-readelf"
 	--with-headers="/usr/$host/include")
 # Debian's orig tarball has no manual/ (it is under the GFDL, which Debian

@@ -65,7 +65,7 @@ sources="test_progs.c cgroup_helpers.c trace_helpers.c network_helpers.c
 	verification_cert.h flow_dissector_load.h ip_check_defrag_frags.h
 	bpftool_helpers.c"
 cross=()
-if [ "$arch" = arm64 ]; then
+if [ -n "$CROSS" ]; then
 	# libelf and zlib of the guest root, by links of their own: -L of
 	# its library directory would pick its libc.so script, whose paths
 	# the toolchain root has not.
@@ -74,7 +74,7 @@ if [ "$arch" = arm64 ]; then
 	ln -sf "$GUEST_ROOT/usr/lib/$TRIPLET/libelf.so.1" "$libs/libelf.so"
 	ln -sf "$GUEST_ROOT/usr/lib/$TRIPLET/libz.so.1" "$libs/libz.so"
 	ldflags="-L$libs -Wl,-rpath-link,$GUEST_ROOT/usr/lib/$TRIPLET"
-	cross=(ARCH=arm64 CROSS_COMPILE="$CROSS" EXTRA_LDFLAGS="$ldflags")
+	cross=(ARCH="$KARCH" CROSS_COMPILE="$CROSS" EXTRA_LDFLAGS="$ldflags")
 	export LDFLAGS=$ldflags
 fi
 inroot make -s -C "$st" -j"$JOBS" "${cross[@]}" OUTPUT="$out" \

@@ -39,11 +39,13 @@ inroot make -s -C "$TOP/check/guest" O="$kout/guest-tests" CROSS_COMPILE=$cross 
 	KHDR_INCLUDES="-isystem $kout/usr/include" GLIBC="$glibc" \
 	SELFTESTS="$tree/tools/testing/selftests/sframe" \
 	VMLINUX="$kout/vmlinux" LIBBPF_SYSROOT="$LIBBPF_SYSROOT" \
+	SRCARCH="$SRCARCH" TRIPLET="$TRIPLET" \
 	LDSO="$LDSO" BRANCH_PROTECTION="$BRANCH_PROTECTION"
 # and bpf-profile (userspace/bpf-profile), for the stacks of a stock
 # program (check/guest/stock-consumers.sh).
 inroot make -s -C "$TOP/userspace/bpf-profile" O="$kout/guest-tests/bpf-profile" \
-	CROSS_COMPILE=$cross VMLINUX="$kout/vmlinux" LIBBPF_SYSROOT="$LIBBPF_SYSROOT"
+	CROSS_COMPILE=$cross VMLINUX="$kout/vmlinux" LIBBPF_SYSROOT="$LIBBPF_SYSROOT" \
+	SRCARCH="$SRCARCH" TRIPLET="$TRIPLET"
 # SFrame tables made from the .eh_frame of the guest root's own, stock
 # programs and the libraries they load (check/guest/stock-tables.sh), by
 # userspace/eh2sframe on the host, into a build-id directory.

@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Rules for libbpf programs, included by the Makefiles that build them
-# (check/guest, userspace/bpf-profile) for the architecture of
-# CROSS_COMPILE, into $(O)/bpf:
+# (check/guest, userspace/bpf-profile) for the architecture that SRCARCH
+# (the kernel's: x86, arm64) and TRIPLET (the C library's:
+# x86_64-linux-gnu, aarch64-linux-gnu) name, as config/arch/ARCH.sh
+# says, into $(O)/bpf:
 #
 #	$(O)/bpf/vmlinux.h	the types of the kernel under test, from the
 #				BTF of its VMLINUX
@@ -16,10 +18,13 @@
 VMLINUX ?=
 LIBBPF_SYSROOT ?=
 BPF_SRCDIR ?= .
-BPF_ARCH := $(if $(findstring aarch64,$(CROSS_COMPILE)),arm64,x86)
-BPF_LIBDIR := $(LIBBPF_SYSROOT)/usr/lib/$(if $(findstring aarch64,$(CROSS_COMPILE)),aarch64,x86_64)-linux-gnu
+# Required only by the rules that use them: a Makefile that includes
+# this one builds its other targets without them.
+SRCARCH ?= $(error SRCARCH= is required (config/arch/ARCH.sh))
+TRIPLET ?= $(error TRIPLET= is required (config/arch/ARCH.sh))
+BPF_LIBDIR = $(LIBBPF_SYSROOT)/usr/lib/$(TRIPLET)
 BPF_CFLAGS := -I$(O)/bpf -I$(O)/bpf/include -I$(BPF_SRCDIR)
-BPF_LIBS := $(BPF_LIBDIR)/libbpf.so.1 -Wl,-rpath-link,$(BPF_LIBDIR)
+BPF_LIBS = $(BPF_LIBDIR)/libbpf.so.1 -Wl,-rpath-link,$(BPF_LIBDIR)
 
 ifneq ($(VMLINUX),)
 $(O)/bpf/vmlinux.h: $(VMLINUX)
@@ -39,7 +44,7 @@ $(O)/bpf/include/bpf/libbpf.h: $(LIBBPF_SYSROOT)/usr/include/bpf/libbpf.h
 $(O)/bpf/%.bpf.o: $(BPF_SRCDIR)/%.bpf.c $(O)/bpf/vmlinux.h \
 		  $(O)/bpf/include/bpf/libbpf.h
 	clang -g -O2 -Wall -Wno-missing-declarations -target bpf \
-		-D__TARGET_ARCH_$(BPF_ARCH) -I$(O)/bpf -I$(O)/bpf/include \
+		-D__TARGET_ARCH_$(SRCARCH) -I$(O)/bpf -I$(O)/bpf/include \
 		-I$(BPF_SRCDIR) -c -o $@ $<
 
 $(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o

@@ -28,8 +28,7 @@ mkdir -p "$work/seeds"
 n=0
 for arch in "${arches[@]}"; do
 	arch_vars "$arch"
-	byte='\000'
-	[ "$arch" = x86_64 ] || byte='\001'
+	byte=$(printf '\\%03o' "$FUZZ_ARCH")
 	for f in "$corpus/${TRIPLET%%-*}"/*; do
 		is_elf "$f" || continue
 		inroot "${CROSS}objcopy" --dump-section .eh_frame="$work/eh" \

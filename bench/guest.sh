@@ -1,26 +1,26 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# guest-x86_64.sh DIR LUA ROUNDS PROCS SECONDS - the x86_64 guest's part of
-# make bench (bench/bench.sh runs it): unwind-cost, sframe-mem and the
+# guest.sh DIR CLOCKSOURCE [LUA ROUNDS PROCS SECONDS] - a guest's part of
+# make bench (bench/bench.sh runs it in each arch's guest): unwind-cost,
+# built into DIR; with LUA (the x86_64 guest), also sframe-mem and the
 # system-wide run (PROCS processes for SECONDS) from the programs built
 # into DIR, then the interpreters of LUA running demo/workload.lua ROUNDS,
 # unprofiled and under perf record.  The raw results go to DIR, for
-# bench/report.sh.
+# bench/report.sh.  CLOCKSOURCE is the arch's BENCH_CLOCKSOURCE
+# (config/arch/ARCH.sh): the guest measures on nothing else.
 
 set -e
-bench=${1:?usage: guest-x86_64.sh DIR LUA ROUNDS PROCS SECONDS}
-lua=${2:?}
-rounds=${3:?}
-procs=${4:?}
-sys_secs=${5:?}
+bench=${1:?usage: guest.sh DIR CLOCKSOURCE [LUA ROUNDS PROCS SECONDS]}
+clock=${2:?}
+lua=${3:-}
 top=$(cd "$(dirname "$0")/.." && pwd)
 w=$top/demo/workload.lua
 
 cd "$bench"
-# On jiffies, 4 ms would be all the resolution of the times.
 cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)
-[ "$cs" = tsc ] || { echo "guest clock: $cs, not tsc: times would be jiffies"; exit 1; }
+[ "$cs" = "$clock" ] ||
+	{ echo "guest clock: $cs, not $clock: times would be jiffies"; exit 1; }
 # unwind-cost asks for callchains of up to 500 frames, more than the
 # default limit of 127.
 sysctl -qw kernel.perf_event_max_stack=512
@@ -29,6 +29,11 @@ echo '== unwind-cost'
 cat unwind.txt
 ./unwind-cost -s > spread.txt
 cat spread.txt
+[ -n "$lua" ] || exit 0
+
+rounds=${4:?}
+procs=${5:?}
+sys_secs=${6:?}
 echo '== sframe-mem'
 for _ in 1 2 3 4 5; do ./sframe-mem 2000; done > mem.txt
 cat mem.txt
