@@ -15,8 +15,8 @@
 # besides its cases: a project test checks more than the cases it passes on.
 # What kunit_parser reports as an error (a case missing from the plan, a
 # missing result line, a wrong test number) is a failure, with the error
-# as its reason; so is a FILE without any KTAP, as NAME (default: FILE's
-# base name).
+# as its reason; so is a FILE without any KTAP, as NAME (default: PREFIX
+# and FILE's base name).
 #
 # Nesting: kselftest's runner nests a program's KTAP by prefixing each of
 # its lines with "# " (the top-level document sees diagnostics) and follows
@@ -29,6 +29,13 @@
 # log holds a KTAP document once one level of "# " is removed has that
 # document parsed again, alone, for its cases.  That is the least change
 # that keeps each program's result line its own, at any depth.
+#
+# A document may give its plan last, as TAP 13 allows and as a producer
+# that does not know its count in advance does (lib/tap.sh's tap_done:
+# the host tests, checkpatch, bisect); kunit_parser reads a plan only
+# right after the version line, and would take the last one for a test
+# that never ended.  So a top-level plan that follows the last result is
+# moved to after the version line first.
 
 import argparse
 import os
@@ -38,7 +45,7 @@ import sys
 ap = argparse.ArgumentParser(description='Count the results of a KTAP file.')
 ap.add_argument('--top', action='store_true',
 		help='count each top-level test by its own result line too')
-ap.add_argument('--name', help='name of the file as a whole')
+ap.add_argument('--name', help='name of the file as a whole, in full')
 ap.add_argument('kunit_dir', help="the kernel's tools/testing/kunit")
 ap.add_argument('prefix', help='prefix of every result name')
 ap.add_argument('file', help='the KTAP to count')
@@ -64,8 +71,24 @@ NO_TESTS = '0 tests run!'
 RUNNER_NAME = re.compile(r'^selftests: [^:]*: ')
 TOP_RESULT = re.compile(r'^(ok|not ok) [0-9]+ ')
 PLAN_SKIP = re.compile(r'^1\.\.0\s*#\s*SKIP\s*(.*)$')
+VERSION = re.compile(r'^K?TAP version [0-9]+\s*$')
+PLAN = re.compile(r'^1\.\.[0-9]+\s*$')
 
 results = []
+
+def plan_first(lines):
+	"""LINES with a top-level plan given last moved to after the version
+	line, where kunit_parser looks for it."""
+	head = next((i for i, l in enumerate(lines) if VERSION.match(l)), None)
+	if head is None or (head + 1 < len(lines) and PLAN.match(lines[head + 1])):
+		return lines
+	last = max((i for i, l in enumerate(lines) if TOP_RESULT.match(l)),
+		   default=head)
+	plans = [i for i in range(last + 1, len(lines)) if PLAN.match(lines[i])]
+	if len(plans) != 1:
+		return lines
+	i = plans[0]
+	return lines[:head + 1] + [lines[i]] + lines[head + 1:i] + lines[i + 1:]
 
 def parse(lines):
 	"""The main test of LINES, parsed without printing anything."""
@@ -166,7 +189,7 @@ def count(test, parent, doc, top):
 	return failed or status == 'fail'
 
 def main():
-	docname = args.prefix + (args.name or os.path.basename(args.file))
+	docname = args.name or args.prefix + os.path.basename(args.file)
 	try:
 		with open(args.file, errors='backslashreplace') as f:
 			lines = f.read().splitlines()
@@ -174,6 +197,7 @@ def main():
 		put('fail', docname, f'cannot read {args.file}: {e.strerror}')
 		lines = None
 	if lines is not None:
+		lines = plan_first(lines)
 		root = parse(lines)
 		if root.status == TestStatus.FAILURE_TO_PARSE_TESTS:
 			put('fail', docname, 'no KTAP')

@@ -7,7 +7,8 @@
 # with its reason on its plan line, a program that crashed before the
 # end of its plan), the project tests' document with --top (a test with
 # cases of its own, a failed one), a file with no KTAP and results past
-# the plan.  Each case asserts the exact lines check.sh turns into
+# the plan; the documents of lib/tap.sh (host tests, checkpatch,
+# bisect), whose plan comes last, whole and cut short.  Each case asserts the exact lines check.sh turns into
 # results, so that a change of the script, or of the kernel's
 # kunit_parser that it uses, shows here and not as a miscount in a
 # guest.  Runs in seconds, without a kernel build: of the check tree it
@@ -98,5 +99,31 @@ is "ktap-results: a result past the plan is not lost" \
 	"pass | x86_64: project: one
 fail | x86_64: beyond.tap | 1 results beyond the plan" \
 	"$(results beyond.tap)"
+
+cat > "$work/last.tap" <<'EOF'
+==> what a script logs before its KTAP
+TAP version 13
+ok 1 host: first
+# why the second failed
+not ok 2 host: second
+ok 3 host: third # SKIP not here
+1..3
+# Totals: pass:1 fail:1 xfail:0 xpass:0 skip:1 error:0
+EOF
+is "ktap-results: a plan given last, as lib/tap.sh's tap_done gives it" \
+	"pass | x86_64: host: first
+fail | x86_64: host: second
+skip | x86_64: host: third | not here" \
+	"$(results last.tap)"
+
+head -n 4 "$work/last.tap" > "$work/cut.tap"
+is "ktap-results: a document of lib/tap.sh cut short counts what it printed" \
+	"pass | x86_64: host: first" "$(results cut.tap)"
+
+printf 'TAP version 13\nok 1 host: first\n1..2\n' > "$work/short.tap"
+is "ktap-results: a plan given last still counts the results missing" \
+	"pass | x86_64: host: first
+fail | x86_64: short.tap | 1 of 2 results missing" \
+	"$(results short.tap)"
 
 tap_done
