@@ -33,8 +33,9 @@
 # than the test kernels'; modpost and BTF, which run at the final link
 # only.
 #
-# The kernels of TREE must have been built once, at its HEAD.  Prints one
-# "ok"/"not ok" line per patch and arch; exits non-zero if any failed.
+# The kernels of TREE must have been built once, at its HEAD.  Prints KTAP
+# (lib/tap.sh): one result per patch and arch, after the end of its build
+# log if it failed; exits non-zero if any failed.
 # TREE is left at its original HEAD, its kernel configs as they were:
 # the prefixes are configured in a copy (.config-bisect), so that even a
 # killed run leaves the full series' .config, newer than what kbuild
@@ -45,11 +46,13 @@
 # the series' last commit (which names every prefix, and the base), the
 # arches, the cap, the exact toolchain, this script, its selection
 # (check/bisect/select.sh), lib.sh, kernel.sh and the config fragments:
-# with all of them unchanged, its lines are printed again instead of
+# with all of them unchanged, its results are printed again instead of
 # building every prefix anew.
 
 . "$(dirname "$0")/../lib/lib.sh"
 . "$TOP/check/bisect/select.sh"
+# shellcheck source=lib/tap.sh
+. "$TOP/lib/tap.sh"
 # sort, comm and join must agree on one order.
 export LC_ALL=C
 
@@ -59,6 +62,8 @@ arches=("$@")
 [ ${#arches[@]} -gt 0 ] || arches=("${ARCHES[@]}")
 cap=${BISECT_CAP:-24}
 
+# Before any prefix is checked out: the helpers are the tree's.
+tap_start "$tree"
 head=$(git -C "$tree" rev-parse HEAD)
 branch=$(git -C "$tree" symbolic-ref -q --short HEAD || true)
 
@@ -68,8 +73,10 @@ key=$( (echo "$head ${arches[*]} $cap"; root_stamp
 passed=$RESULTS/bisect-$key
 if [ -z "${BISECT_FROM:-}" ] && [ -s "$passed" ]; then
 	echo "# every prefix passed in an earlier run with the same series ($head), toolchain and scripts (key $key): not built again"
-	cat "$passed"
-	exit 0
+	while IFS= read -r line; do
+		tap_pass "${line#ok - }"
+	done < "$passed"
+	tap_done
 fi
 
 tmp=$(mktemp -d)
@@ -282,8 +289,9 @@ user_space()
 
 # check_arch CTX K FIRST NAME FILE...: build at prefix number K (FIRST=1:
 # the first one checked) for CTX's arch what its patch, touching FILEs,
-# can break; print one "ok"/"not ok" line for it, NAME.  Returns non-zero
-# on a failure.
+# can break; print one "ok - NAME"/"not ok - NAME" line for it, after the
+# end of the build log on a failure, which report() turns into KTAP.
+# Returns non-zero on a failure.
 check_arch()
 {
 	local -n _a=$1
@@ -302,8 +310,8 @@ check_arch()
 		# config, even after a bisect that was killed.
 		touch "${_a[kout]}/.config"
 		if [ $rc != 0 ]; then
-			echo "not ok - $name (olddefconfig)"
 			sed 's/^/#   /' "$log" | tail -n 30
+			echo "not ok - $name (olddefconfig)"
 			return 1
 		fi
 	fi
@@ -325,8 +333,8 @@ check_arch()
 		why="user space"
 	fi
 	if [ -n "$why" ]; then
-		echo "not ok - $name ($why)"
 		sed 's/^/#   /' "$log" | tail -n 30
+		echo "not ok - $name ($why)"
 		return 1
 	fi
 	echo "ok - $name ($(grep -c . <<< "$tgts" || true) kernel targets)"
@@ -350,10 +358,24 @@ restore()
 }
 trap restore EXIT
 
+# report FILE: check_arch's lines in FILE as KTAP, and its passes kept.
+report()
+{
+	local line
+
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) tap_pass "${line#ok - }"; echo "$line" >> "$tmp/passes" ;;
+		"not ok - "*) tap_fail "${line#not ok - }" ;;
+		*) echo "$line" ;;
+		esac
+	done < "$1"
+}
+
 for a in "${arches[@]}"; do
 	if [ ! -e "$(kbuild_dir "$a" "$tree")/vmlinux" ]; then
-		echo "not ok - bisect $a (no $a kernel build to compile in)"
-		exit 1
+		tap_fail "bisect $a (no $a kernel build to compile in)"
+		tap_done
 	fi
 	declare -A "ctx_$a"
 	arch_ctx "ctx_$a" "$a" "$tree" "$tmp" "$cap"
@@ -388,12 +410,11 @@ for c in $(git -C "$tree" rev-list --reverse "$from".."$head"); do
 		rc=0
 		wait "${pids[i]}" || rc=$?
 		i=$((i + 1))
-		cat "$tmp/out-$arch"
-		grep '^ok - ' "$tmp/out-$arch" >> "$tmp/passes" || true
+		report "$tmp/out-$arch"
 		[ $rc -eq 0 ] && continue
 		fail=1
 		grep -q '^not ok' "$tmp/out-$arch" ||
-			echo "not ok - bisect $k/$total $arch: $subject (stopped with status $rc before its verdict)"
+			tap_fail "bisect $k/$total $arch: $subject (stopped with status $rc before its verdict)"
 	done
 	first=0
 done
@@ -401,4 +422,4 @@ if [ $fail = 0 ] && [ "$from" = base ]; then
 	mkdir -p "$RESULTS"
 	cp "$tmp/passes" "$passed.tmp" && mv "$passed.tmp" "$passed"
 fi
-exit $fail
+tap_done

@@ -53,7 +53,7 @@ else
 	arches=("${ARCHES[@]}")
 fi
 
-# result, tap_results, ktap_results, host_test_results, guest_results
+# result, ktap_results, step_results, host_test_results, guest_results
 # shellcheck source=lib/results.sh
 . "$TOP/lib/results.sh"
 
@@ -129,9 +129,7 @@ fi
 if [ "$mode" != debug ]; then
 	rc=0
 	step "checkpatch" "$TOP/check/checkpatch.sh" "$tree" || rc=$?
-	tap_results "$rdir/checkpatch.log" ""
-	[ $rc -eq 0 ] || grep -q '^not ok - checkpatch' "$rdir/checkpatch.log" ||
-		result fail "checkpatch step ran"
+	step_results "checkpatch step ran" $rc "$rdir/checkpatch.log" ""
 fi
 
 declare -A built
@@ -147,10 +145,8 @@ done
 if [ "$mode" = full ]; then
 	rc=0
 	step "bisect" "$TOP/check/bisect.sh" "$tree" "${arches[@]}" || rc=$?
-	tap_results "$rdir/bisect.log" ""
 	# Failing without a failed patch: the step itself broke.
-	[ $rc -eq 0 ] || grep -q '^not ok - bisect' "$rdir/bisect.log" ||
-		result fail "bisect step ran"
+	step_results "bisect step ran" $rc "$rdir/bisect.log" ""
 	# Back at the full series: rebuild what the prefixes touched.
 	for arch in "${arches[@]}"; do
 		step "kernel $arch (after bisect)" "$TOP/pipeline/kernel.sh" "$arch" "$tree" ||

@@ -5,7 +5,8 @@
 # patch of the topics of patches/ (lib/lib.sh).  A patch passes with no error, warning or check
 # other than those listed in config/checkpatch-exceptions (lines of
 # "PATCH TYPE reason...", PATCH being the file name without its number,
-# so that renumbering keeps the exception).  One "ok"/"not ok" per patch.
+# so that renumbering keeps the exception).  Prints KTAP (lib/tap.sh):
+# one result per patch, after checkpatch's findings if it failed.
 # A patch that passed is not checked again while it, its exceptions,
 # checkpatch.pl with its data files, this script and the toolchain are
 # the same ($RESULTS, lib/lib.sh).
@@ -18,8 +19,11 @@ exceptions=${CHECKPATCH_EXCEPTIONS:-$TOP/config/checkpatch-exceptions}
 tool=$( (root_stamp; cat "$0"; cd "$tree" && cat scripts/checkpatch.pl \
 	scripts/spelling.txt scripts/const_structs.checkpatch) | sha256sum | cut -c1-16)
 mkdir -p "$RESULTS"
+# shellcheck source=lib/tap.sh
+. "$TOP/lib/tap.sh"
+tap_start "$tree"
 
-fail=0 again=0
+again=0
 while read -r p; do
 	ignore=$(grep -v '^#' "$exceptions" 2>/dev/null |
 		 awk -v p="$(basename "$p" | sed 's/^[0-9]\{4\}-//')" '$1 == p { print $2 }' |
@@ -27,7 +31,7 @@ while read -r p; do
 	passed=$RESULTS/checkpatch-$( (echo "$tool $ignore"; cat "$PDIR/$p") |
 		sha256sum | cut -c1-16)
 	if [ -e "$passed" ]; then
-		echo "ok - checkpatch $p${ignore:+ (excepted: $ignore)}"
+		tap_pass "checkpatch $p${ignore:+ (excepted: $ignore)}"
 		again=$((again + 1))
 		continue
 	fi
@@ -35,13 +39,12 @@ while read -r p; do
 		--show-types --no-summary ${ignore:+--ignore "$ignore"} \
 		"$PDIR/$p" 2>&1) || true
 	if [ -n "$out" ]; then
-		echo "not ok - checkpatch $p"
 		echo "$out" | sed 's/^/#   /'
-		fail=1
+		tap_fail "checkpatch $p"
 	else
-		echo "ok - checkpatch $p${ignore:+ (excepted: $ignore)}"
+		tap_pass "checkpatch $p${ignore:+ (excepted: $ignore)}"
 		touch "$passed"
 	fi
 done < <(series_list)
 [ $again = 0 ] || echo "# $again patches passed in an earlier run, unchanged: not checked again"
-exit $fail
+tap_done

@@ -18,61 +18,56 @@ result()
 	esac
 }
 
-# Turn the flat "ok - name"/"not ok - name" lines of the checkpatch and
-# bisect logs into results, prefixed by $2.  They carry no test number,
-# which kunit_parser requires of a result line.
-tap_results()
-{
-	local log=$1 prefix=$2 line name
-
-	while IFS= read -r line; do
-		case $line in
-		"ok "*"# SKIP"*)
-			name=${line#ok }; name=${name#[0-9]* }; name=${name#- }
-			result skip "$prefix${name%% # SKIP*}" "${name#*# SKIP }" ;;
-		"ok "*)
-			name=${line#ok }; name=${name#[0-9]* }; name=${name#- }
-			result pass "$prefix$name" ;;
-		"not ok "*)
-			name=${line#not ok }; name=${name#[0-9]* }; name=${name#- }
-			result fail "$prefix$name" ;;
-		esac
-	done < "$log"
-}
-
 # ktap_results PREFIX FILE [OPTION...]: count the results of the KTAP in
-# FILE with the kernel's parser, through lib/ktap-results.py.
+# FILE with the kernel's parser, through lib/ktap-results.py: the one
+# counter of every KTAP a check prints (the selftests', the guest and host
+# tests', checkpatch's and bisect's).
 ktap_results()
 {
-	local prefix=$1 file=$2 out status name reason
+	local prefix=$1 file=$2 out status name reason whole prev=
 	shift 2
 
+	# The name of the file as a whole, for a failure of the script
+	whole=$prefix${file##*/}
+	for name; do
+		[ "$prev" != --name ] || whole=$name
+		prev=$name
+	done
 	out=$(python3 "$TOP/lib/ktap-results.py" "$@" \
 		"$tree/tools/testing/kunit" "$prefix" "$file") ||
-		out+=$'\n'"fail	$prefix${file##*/}	ktap-results.py failed"
+		out+=$'\n'"fail	$whole	ktap-results.py failed"
 	while IFS=$'\t' read -r status name reason; do
 		[ -z "$status" ] || result "$status" "$name" "$reason"
 	done <<< "$out"
 }
 
-# host_test_results NAME RC LOG: the results of the host test NAME, which
-# exited with RC and printed LOG.  A test that prints TAP (a plan line)
-# counts each case, as the selftests do; it counts itself too only when
-# it failed without a failed case.  Any other test counts once, by its
-# exit status.
+# step_results NAME RC LOG [PREFIX]: the results of NAME (a host test, or
+# a step of check.sh that prints KTAP), which exited with RC and printed
+# LOG.  A KTAP document (lib/tap.sh) counts each case, as PREFIX and the
+# case's name (PREFIX: "NAME: " unless given); NAME counts too when it
+# failed without a failed case (it stopped, or broke), or when its
+# document was wrong.  Anything else counts once, by its exit status.
+step_results()
+{
+	local name=$1 rc=$2 log=$3 prefix=${4-$1: }
+
+	if grep -qE '^K?TAP version [0-9]+' "$log"; then
+		ktap_results "$prefix" "$log" --name "$name"
+		[ "$rc" -eq 0 ] || grep -q '^not ok [0-9]' "$log" ||
+			grep -qF "fail	$name	" "$rdir/results" ||
+			result fail "$name"
+	elif [ "$rc" -eq 0 ]; then
+		result pass "$name"
+	else
+		result fail "$name"
+	fi
+}
+
+# host_test_results NAME RC LOG: step_results of the host test NAME, as
+# "host: NAME".
 host_test_results()
 {
-	local name=$1 rc=$2 log=$3
-
-	if grep -qE '^1\.\.[0-9]+$' "$log"; then
-		tap_results "$log" "host: $name: "
-		[ "$rc" -eq 0 ] || grep -q '^not ok ' "$log" ||
-			result fail "host: $name"
-	elif [ "$rc" -eq 0 ]; then
-		result pass "host: $name"
-	else
-		result fail "host: $name"
-	fi
+	step_results "host: $1" "$2" "$3"
 }
 
 # guest_results ARCH GTAP PTAP [no-selftests]: the results of a guest of
@@ -89,11 +84,11 @@ guest_results()
 	local arch=$1 gtap=$2 ptap=$3
 
 	if [ "${4:-}" != no-selftests ]; then
-		ktap_results "$arch: " "$gtap" --name "sframe selftests"
+		ktap_results "$arch: " "$gtap" --name "$arch: sframe selftests"
 		grep -qE '^(not )?ok [0-9]+ selftests: sframe: ' "$gtap" ||
 			result fail "$arch: sframe selftests ran"
 	fi
-	ktap_results "$arch: " "$ptap" --top --name "project tests"
+	ktap_results "$arch: " "$ptap" --top --name "$arch: project tests"
 	[ ! -e "$ptap" ] ||
 	awk '/^(not )?ok [0-9]+ / { if (/^not ok [0-9]+ project: /) {
 		print "    output of " $0 ":"; printf "%s", out }

@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# The pipeline's fixture tests (check/pipeline/*.sh) print KTAP with the
-# kernel's own helpers (tools/testing/selftests/kselftest/ktap_helpers.sh
-# of the check tree), which check.sh counts case by case.  Sourced, not
-# run.
+# The host tests (check/host/*.sh, check/pipeline/*.sh), checkpatch.sh and
+# bisect.sh print KTAP with the kernel's own helpers
+# (tools/testing/selftests/kselftest/ktap_helpers.sh of the check tree),
+# which check.sh and test.sh count case by case with lib/ktap-results.py
+# (lib/results.sh).  Sourced, not run.
 
 # tap_start TREE: the helpers of TREE, and the KTAP header.
 tap_start()
@@ -17,18 +18,37 @@ tap_start()
 	ktap_print_header
 }
 
-# is NAME EXPECTED ACTUAL: one result, and the difference on a failure.
-# The helpers echo NAME unquoted: no globbing of its words.
-is()
+# tap_result pass|fail NAME: one result.  The helpers echo NAME unquoted:
+# no globbing of its words (a commit subject may hold a *).  A "#" would
+# end the name for kunit_parser, which takes what follows for a directive
+# and then finds no result line: it is written "_" (a commit subject may
+# hold "#PF").
+tap_result()
 {
 	set -f
+	ktap_test_"$1" "${2//#/_}"
+	set +f
+}
+
+tap_pass()
+{
+	tap_result pass "$1"
+}
+
+tap_fail()
+{
+	tap_result fail "$1"
+}
+
+# is NAME EXPECTED ACTUAL: one result, and the difference on a failure.
+is()
+{
 	if [ "$2" = "$3" ]; then
-		ktap_test_pass "$1"
+		tap_pass "$1"
 	else
-		ktap_test_fail "$1"
+		tap_fail "$1"
 		diff <(echo "$2") <(echo "$3") | sed 's/^/#   /' || true
 	fi
-	set +f
 }
 
 # tap_done: the plan, which only the end knows, the totals, and the

@@ -126,4 +126,15 @@ is "ktap-results: a plan given last still counts the results missing" \
 fail | x86_64: short.tap | 1 of 2 results missing" \
 	"$(results short.tap)"
 
+# lib/tap.sh's own results, as checkpatch.sh and bisect.sh print them:
+# a "#" in a name (a commit subject's "#PF") must not end it.
+( tap_start "$tree"
+  tap_pass "bisect 2/3 x86_64: x86/mm: Handle #PF *"
+  tap_fail "bisect 3/3 x86_64: a # b"
+  tap_done ) > "$work/hash.tap" || true
+is "ktap-results: lib/tap.sh writes a hash sign in a name as _" \
+	"pass | x86_64: bisect 2/3 x86_64: x86/mm: Handle _PF *
+fail | x86_64: bisect 3/3 x86_64: a _ b" \
+	"$(results hash.tap)"
+
 tap_done
