@@ -13,11 +13,9 @@
 
 # BENCH_TREE: a kernel tree of your own (e.g. build/linux) instead of
 # base + patches/.
-tree=${BENCH_TREE:-$CACHE/trees/check}
-[ "$(realpath -m "$tree")" != "$(realpath -m "$CACHE/trees/check")" ] ||
-	lock_check_tree
 # Not cd: base + patches/ may not exist yet (pipeline/tree.sh makes it).
-tree=$(realpath -m "$tree")
+tree=$(realpath -m "${BENCH_TREE:-$CACHE/trees/check}")
+lock_check_tree "$tree"
 bench=$OUT/bench
 kout=$(kbuild_dir x86_64 "$tree")
 mkdir -p "$bench"

@@ -67,7 +67,7 @@ kselftests=0
 
 [ -d "$tree/kernel/unwind" ] || die "$tree is no kernel tree with the series: make tree first"
 kout=$(kbuild_dir "$arch" "$tree")
-[ "$tree" != "$check_tree" ] || lock_check_tree
+lock_check_tree "$tree"
 rdir=$OUT/test
 rm -rf "$rdir"
 mkdir -p "$rdir"

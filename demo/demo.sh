@@ -62,11 +62,9 @@
 
 # DEMO_TREE: a kernel tree of your own (e.g. build/linux) instead of
 # base + patches/.
-tree=${DEMO_TREE:-$CACHE/trees/check}
-[ "$(realpath -m "$tree")" != "$(realpath -m "$CACHE/trees/check")" ] ||
-	lock_check_tree
 # Not cd: base + patches/ may not exist yet (pipeline/tree.sh makes it).
-tree=$(realpath -m "$tree")
+tree=$(realpath -m "${DEMO_TREE:-$CACHE/trees/check}")
+lock_check_tree "$tree"
 demo=$OUT/demo
 rounds=${DEMO_ROUNDS:-300}
 pyrounds=${DEMO_PYROUNDS:-300}

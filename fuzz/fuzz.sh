@@ -16,9 +16,9 @@
 
 . "$(dirname "$0")/../lib/lib.sh"
 
-tree=${FUZZ_TREE:-$CACHE/trees/check}
-[ "$(realpath -m "$tree")" != "$(realpath -m "$CACHE/trees/check")" ] ||
-	lock_check_tree
+# FUZZ_TREE: a kernel tree of your own instead of base + patches/.
+tree=$(realpath -m "${FUZZ_TREE:-$CACHE/trees/check}")
+lock_check_tree "$tree"
 time=${FUZZ_TIME:-600}
 fz=$CACHE/fuzz
 out=$OUT/fuzz

@@ -177,11 +177,16 @@ RESULTS=$CACHE/results
 # each other.  The second waits for the first, for CHECK_LOCK_WAIT seconds
 # at most (an hour): longer means a run that hangs, or a process that
 # outlived its run with the lock.  Children inherit the lock; guests do
-# not (pipeline/run.sh).
+# not (pipeline/run.sh).  lock_check_tree TREE: the same if TREE is the
+# check tree (make demo, bench, fuzz and test take any tree; DEMO_TREE,
+# say), nothing for another.
 lock_check_tree()
 {
 	local wait=${CHECK_LOCK_WAIT:-3600}
 
+	[ $# -eq 0 ] ||
+		[ "$(realpath -m "$1")" = "$(realpath -m "$CACHE/trees/check")" ] ||
+		return 0
 	[ -z "${SFRAME_CHECK_LOCKED:-}" ] || return 0
 	mkdir -p "$CACHE/trees"
 	exec 9> "$CACHE/trees/check.lock"

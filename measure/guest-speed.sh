@@ -31,7 +31,7 @@ tree=$(cd "${TREE:-$CACHE/trees/check}" && pwd)
 kout=$(kbuild_dir "$arch" "$tree")
 [ -d "$kout/kselftest/sframe" ] && [ -d "$kout/guest-tests" ] ||
 	die "no test build of $arch in $kout: run make check (or make kernel and make selftests for TREE) first"
-[ "$tree" != "$CACHE/trees/check" ] || lock_check_tree
+lock_check_tree "$tree"
 dir=$OUT/guest-speed
 mkdir -p "$dir"
 limit=${GUEST_TIMEOUT:-3600}
