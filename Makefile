@@ -12,7 +12,7 @@ SHELL := /bin/bash
 help:
 	@echo 'make demo         build the patched kernel, boot it, profile a program with perf'
 	@echo 'make check        every test: series, checkpatch, bisect, both kernels booted, tests'
-	@echo 'make check-fast   make check without bisect, x86_64 only'
+	@echo 'make check-fast   make check without bisect, x86_64 only, shorter host tests'
 	@echo 'make check-debug  selftests and guest tests on a KASAN/lockdep/kmemleak x86_64 kernel'
 	@echo 'make bench        per-frame and per-lookup costs (bench/results.md)'
 	@echo 'make fuzz         fuzz the decoder (FUZZ_TIME seconds)'
