@@ -7,7 +7,7 @@ ARCH ?= x86_64
 SHELL := /bin/bash
 
 .PHONY: check check-fast check-debug demo bench fuzz toolchain base tree export kernel selftests \
-	run test clean help
+	run test list clean help
 
 help:
 	@echo 'make demo         build the patched kernel, boot it, profile a program with perf'
@@ -24,6 +24,7 @@ help:
 	@echo 'make selftests    build/linux'"'"'s sframe selftests for ARCH'
 	@echo 'make run          a command (CMD) in a guest of build/linux'"'"'s kernel for ARCH'
 	@echo 'make test         only the tests named like T (a glob), on build/linux for ARCH'
+	@echo 'make list         the tests named like T (default: all), and what each asserts'
 	@echo 'make clean        remove out/'
 
 check:
@@ -75,6 +76,10 @@ export T
 test:
 	@[ -n "$$T" ] || { echo "make test T=GLOB: which tests? (check/test.sh)"; exit 2; }
 	@check/test.sh -a $(ARCH) -- "$$T"
+
+# make list [T=GLOB]: the tests, and what each asserts (check/test.sh -l).
+list:
+	@check/test.sh -l -- "$${T:-*}"
 
 clean:
 	rm -rf out

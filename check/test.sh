@@ -23,19 +23,26 @@
 # counts them (lib/results.sh): one PASS, FAIL or SKIP line each, then
 # the totals and the time.  Exits 1 if a test failed or could not run,
 # 2 if no test is named like GLOB.  make test T=GLOB [ARCH=...] runs it.
+#
+# test.sh -l [GLOB] lists the tests named like GLOB (all by default) and
+# what each asserts, which its script's header says (and nothing else
+# does): make list [T=GLOB].
 
 . "$(dirname "$0")/../lib/lib.sh"
 
 arch=x86_64
-while getopts a: opt; do
+list=0
+while getopts a:l opt; do
 	case $opt in
 	a) arch=$OPTARG ;;
-	*) die "usage: check/test.sh [-a ARCH] GLOB" ;;
+	l) list=1 ;;
+	*) die "usage: check/test.sh [-a ARCH] GLOB | -l [GLOB]" ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -eq 1 ] || die "usage: check/test.sh [-a ARCH] GLOB"
-glob=$1
+[ $# -eq 1 ] || { [ $list = 1 ] && [ $# -eq 0 ]; } ||
+	die "usage: check/test.sh [-a ARCH] GLOB | -l [GLOB]"
+glob=${1:-*}
 arch_vars "$arch"
 tree=$(realpath -m "${TREE:-$TOP/build/linux}")
 check_tree=$(realpath -m "$CACHE/trees/check")
@@ -64,6 +71,31 @@ kselftests=0
 [[ selftests != $glob ]] || kselftests=1
 [ ${#host[@]} -gt 0 ] || [ ${#guest[@]} -gt 0 ] || [ $kselftests = 1 ] ||
 	{ echo "no test is named like $glob"; exit 2; }
+
+# describe WHERE NAME SCRIPT: NAME, where it runs, its script, and the
+# script's header: the comment lines after the shebang and the licence.
+describe()
+{
+	printf '%s (%s: %s)\n' "$2" "$1" "${3#"$TOP"/}"
+	awk 'NR <= 2 && /^#(!|[[:space:]]*SPDX)/ { next }
+	     /^#[[:space:]]*$/ && !n { next }
+	     /^#/ { sub(/^# ?/, ""); print ($0 == "" ? "" : "    " $0); n++; next }
+	     { exit }' "$3"
+	echo
+}
+if [ $list = 1 ]; then
+	for t in "${host[@]}"; do
+		name=$(basename "$t" .sh)
+		[[ $t != */check/pipeline/* ]] || name=pipeline-$name
+		describe host "$name" "$t"
+	done
+	for name in "${guest[@]}"; do
+		describe guest "$name" "$TOP/check/guest/$name.sh"
+	done
+	[ $kselftests = 0 ] || printf '%s\n' "selftests (guest: the kernel's, tools/testing/selftests/sframe/)" \
+		"    the series' own selftests, run by kselftest's runner: each case counts" ""
+	exit 0
+fi
 
 [ -d "$tree/kernel/unwind" ] || die "$tree is no kernel tree with the series: make tree first"
 kout=$(kbuild_dir "$arch" "$tree")
