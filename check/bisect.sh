@@ -3,51 +3,18 @@
 #
 # bisect.sh TREE [ARCH...] - check that every prefix of the series in TREE
 # (the commits on top of tag base) builds what its patch can break, for
-# each ARCH (default: x86_64 arm64), and that what it builds links.
-#
-# A real build of every prefix ("git rebase -x make") costs far more
-# than make check's time (measure/bisect-full.sh measures it); this
-# builds, at each prefix, the targets that kbuild's own dependency files
-# say the patch touches:
-#   - the object of each touched source file that the prefix's config
-#     builds (make evaluates the directory's kbuild file with the
-#     prefix's include/config/auto.conf);
-#   - the objects that include a touched header, as the .cmd files of
-#     the full series' build list them: all of them up to BISECT_CAP
-#     (default 24) per header, else half from the series' own
-#     directories and the rest an even sample that moves with the
-#     prefix;
-#   - the directory of a touched Makefile or of an object outside
-#     vmlinux (the vDSO, host programs); linker scripts on their own;
-#   - the config, again, after a touched Kconfig;
-# then checks that every global symbol the built-in objects built there
-# use is defined: by the series' own objects, built at the same prefix,
-# or by the rest of the kernel.  User space that a patch touches is built
-# too: the sframe selftests with tools/sframe's audit module for each
-# ARCH (incrementally, in a directory of their own), and on the host
-# tools/testing/sframe and tools/testing/vma.
-#
-# What this can miss: an includer of a widely used header that no
-# prefix touching the header samples (the full build of the series
-# catches what is still broken at the end); a failure in a config other
-# than the test kernels'; modpost and BTF, which run at the final link
-# only.
+# each ARCH (default: ARCHES), and that what it builds links: at each
+# prefix, the targets that kbuild's own dependency files say the patch
+# touches (check/bisect/select.sh), then a check that every symbol they
+# use is defined.  How, why, what it can miss, how the tree is left and
+# when a pass is kept: docs/bisect.md, the one description of the step.
 #
 # The kernels of TREE must have been built once, at its HEAD.  Prints KTAP
 # (lib/tap.sh): one result per patch and arch, after the end of its build
-# log if it failed; exits non-zero if any failed.
-# TREE is left at its original HEAD, its kernel configs as they were:
-# the prefixes are configured in a copy (.config-bisect), so that even a
-# killed run leaves the full series' .config, newer than what kbuild
-# derived from the copy, which the next make derives again.
-# BISECT_FROM=REV checks only the commits after REV.
-#
-# A pass of the whole series is kept ($RESULTS, lib/lib.sh), keyed by
-# the series' last commit (which names every prefix, and the base), the
-# arches, the cap, the exact toolchain, this script, its selection
-# (check/bisect/select.sh), lib.sh, kernel.sh and the config fragments:
-# with all of them unchanged, its results are printed again instead of
-# building every prefix anew.
+# log if it failed; exits non-zero if any failed.  BISECT_FROM=REV checks
+# only the commits after REV.  A pass of the whole series is kept
+# ($RESULTS, lib/lib.sh) under a key of everything it depends on (the
+# series, the toolchain, the scripts: see key= below).
 
 . "$(dirname "$0")/../lib/lib.sh"
 . "$TOP/check/bisect/select.sh"
