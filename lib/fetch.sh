@@ -13,6 +13,13 @@
 #
 # The archive is the machine's own (apt_archive): the project names no
 # host.
+#
+# The text of the indexes (the Release, Sources, Packages) is read in one
+# place, lib/debian-index.py, through release_sha256, index_files and
+# sources_file: filters from standard input to standard output, which
+# check/pipeline/debian-index.sh tests on fixtures without the network.
+# What does not parse there is said on stderr and skipped, never taken
+# in part.
 
 # Debian's archive keyring, which signs the indexes.
 KEYRING=${SFRAME_KEYRING:-/usr/share/keyrings/debian-archive-keyring.gpg}
@@ -129,6 +136,36 @@ fetch_file()
 	mv "$file.part.$$" "$file"
 }
 
+# release_sha256 PATH: the sha256 of the index PATH that the SHA256 field
+# of the Release on standard input lists.  Fails, saying nothing, if it
+# lists no PATH; says why on stderr if it lists PATH with two sums, or
+# its SHA256 field does not parse.
+release_sha256()
+{
+	python3 "$TOP/lib/debian-index.py" release-sha256 "$1"
+}
+
+# index_files source|binary PACKAGE: "path version sha256", newest first
+# and each once, of the files of the packages named PACKAGE (a Python
+# regular expression matched against the whole name) that the index on
+# standard input lists: for source (a Sources index), every file of the
+# source packages; for binary (a Packages index), the .deb.  Paragraphs
+# that do not parse are said on stderr and skipped.
+index_files()
+{
+	python3 "$TOP/lib/debian-index.py" index-files "$1" "$2" |
+		sort -u | sort -k2,2Vr
+}
+
+# sources_file NAME: "path sha256", each once, of the file NAME (a file
+# name, not a pattern) in each paragraph of the Sources index on standard
+# input that lists it.  More than one line is two paragraphs that do not
+# agree on it.
+sources_file()
+{
+	python3 "$TOP/lib/debian-index.py" sources-file "$1" | sort -u
+}
+
 # signed_index SUITE PATH: print the index PATH of SUITE (an .xz file
 # under dists/SUITE/, e.g. main/source/Sources.xz) uncompressed, after
 # checking it as apt does.  Fails if any step does not verify.  Indexes
@@ -152,9 +189,8 @@ signed_index()
 		echo "$suite: InRelease signature does not verify" >&2
 		exit 1
 	fi
-	sha=$(awk -v path="$path" '/^SHA256:/ { s = 1; next } /^[^ ]/ { s = 0 }
-		   s && $3 == path { print $1 }' "$tmp/Release")
-	[ -n "$sha" ] || { echo "$suite: no $path in InRelease" >&2; exit 1; }
+	sha=$(release_sha256 "$path" < "$tmp/Release") ||
+		{ echo "$suite: no sha256 of $path in InRelease" >&2; exit 1; }
 	index=$CACHE/index/$sha.xz
 	fetch_file "$MIRROR/dists/$suite/$path" "$sha" "$index" ||
 		{ echo "$suite: $path does not match InRelease" >&2; exit 1; }
@@ -165,10 +201,10 @@ signed_index()
 	xz -dc "$index"
 )
 
-# deb_files SUITE source|binary PACKAGE: "path version sha256", newest
-# first, of the files of the packages named PACKAGE (an extended regular
-# expression matched against the whole name) that the verified index of
-# SUITE lists: for source, every file of the source packages (from
+# deb_files SUITE source|binary PACKAGE: index_files of the verified index
+# of SUITE: "path version sha256", newest first, of the files of the
+# packages named PACKAGE (a regular expression matched against the whole
+# name): for source, every file of the source packages (from
 # main/source/Sources); for binary, the .deb (from the binary-amd64
 # Packages, which lists the arch: all packages too).
 deb_files()
@@ -180,21 +216,7 @@ deb_files()
 	binary)	path=main/binary-amd64/Packages.xz ;;
 	*)	die "deb_files: unknown kind $kind" ;;
 	esac
-	signed_index "$suite" "$path" | python3 -c '
-import re, sys
-kind, pkg = sys.argv[1], sys.argv[2]
-for para in sys.stdin.read().split("\n\n"):
-    m = re.search(r"^Package: (\S+)$", para, re.M)
-    if not m or not re.fullmatch(pkg, m.group(1)):
-        continue
-    get = lambda k: re.search(r"^%s: (\S+)" % k, para, re.M).group(1)
-    if kind == "binary":
-        print(get("Filename"), get("Version"), get("SHA256"))
-        continue
-    sums = re.search(r"^Checksums-Sha256:\n((?: .*\n?)*)", para, re.M)
-    for sha, name in re.findall(r"^ ([0-9a-f]{64}) \d+ (\S+)$", sums.group(1), re.M):
-        print(get("Directory") + "/" + name, get("Version"), sha)
-' "$kind" "$pkg" | sort -u | sort -k2,2Vr
+	signed_index "$suite" "$path" | index_files "$kind" "$pkg"
 }
 
 # deb_served PATH: whether the archive serves PATH (a HEAD request): the
@@ -235,24 +257,8 @@ deb_fetch_pinned()
 		return 0
 	fi
 	for suite in "$@"; do
-		# A paragraph names its Directory after its checksums.
-		line=$(signed_index "$suite" main/source/Sources.xz | awk -v f="$name" '
-			BEGIN { RS = "" }
-			{
-				d = sha = s = ""
-				n = split($0, l, "\n")
-				for (i = 1; i <= n; i++) {
-					split(l[i], w, " ")
-					if (l[i] ~ /^Directory:/)
-						d = w[2]
-					if (l[i] ~ /^[^ ]/)
-						s = l[i] ~ /^Checksums-Sha256:/
-					else if (s && w[3] == f)
-						sha = w[1]
-				}
-				if (sha != "")
-					print d "/" f, sha
-			}' | sort -u) ||
+		line=$(signed_index "$suite" main/source/Sources.xz |
+			sources_file "$name") ||
 			{ echo "$name: cannot read the signed Sources index of $suite" >&2; continue; }
 		[ -n "$line" ] || continue
 		if [ "$(wc -l <<< "$line")" -ne 1 ]; then
