@@ -11,7 +11,8 @@
 # without a file, one where nothing was mapped and one of an inode no
 # inode_cache event named keep their offsets; in a signal handler's
 # stack, the restorer and the interrupted PC are named as they are, not
-# as return addresses; a program rebuilt since
+# as return addresses; a command name with braces does not break the
+# arrays; a program rebuilt since
 # (another build ID) is named from the debug file of the recorded build
 # ID, and not at all without one.
 
