@@ -5,31 +5,18 @@ of a bpf-profile output (userspace/bpf-profile), write its stacks to
 STACKS, one frame per line as "ADDR FUNCTION (OBJECT)" after a line with
 the count, and a flame graph to FLAME, with the d3-flame-graph TEMPLATE
 that perf's flame graph script fills (demo/flamegraph-template.sh),
-filled the same way.  Prints one summary line: samples with a stack,
-share of them with a main() frame, mean depth."""
+filled the same way.  Prints one summary line: samples (those without
+a stack included), share of them whose stack reaches main()
+(lib/ustacks.py: reaches(); a sample without a stack does not), mean
+depth of the stacks."""
 
 import json
+import os
 import sys
 
-import ustacks
-
-
-def read_profile(path):
-    """(comment, map lines, [(count, [addr, ...])]) of a bpf-profile file."""
-    comment, maps, stacks, part = "", [], [], None
-    with open(path) as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if line.startswith("#"):
-                comment = line.lstrip("# ")
-            elif line in ("maps:", "stacks:"):
-                part = line
-            elif part == "maps:":
-                maps.append(line)
-            elif part == "stacks:" and line:
-                words = line.split()
-                stacks.append((int(words[0]), [int(w, 16) for w in words[1:]]))
-    return comment, maps, stacks
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+import ustacks  # noqa: E402
 
 
 def flame_tree(stacks, sym):
@@ -53,7 +40,8 @@ def flame_tree(stacks, sym):
 
 def main():
     profile, template, stacks_out, flame = sys.argv[1:5]
-    comment, map_lines, stacks = read_profile(profile)
+    with open(profile) as f:
+        comment, map_lines, stacks, nostack = ustacks.bpf_profile(f)
     maps = ustacks.read_maps(map_lines)
     sym = ustacks.names(maps, [st for _, st in stacks])
     with open(stacks_out, "w") as f:
@@ -70,7 +58,9 @@ def main():
                         json.dumps(flame_tree(stacks, sym)))
     with open(flame, "w") as f:
         f.write(html)
-    print("%8d %13.1f%% %11.1f" % ustacks.summary(stacks, sym))
+    samples = [(count, ustacks.named(st, maps, sym)) for count, st in stacks]
+    print(ustacks.summary_line(
+        ustacks.figures(samples + [(nostack, [])], "main")))
 
 
 if __name__ == "__main__":

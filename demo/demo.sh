@@ -137,7 +137,8 @@ for mode in $modes $sys_modes; do
 	data=$demo/perf-$mode.data
 	inroot perf report -i "$data" --stdio --no-children -G \
 		> "$demo/report-$mode.txt" 2>/dev/null
-	inroot perf script -i "$data" -F ip,sym > "$demo/script-$mode.txt" 2>/dev/null
+	inroot perf script -i "$data" -F ip,sym,dso > "$demo/script-$mode.txt" \
+		2>/dev/null
 	# The flame graph script reads ./perf.data (it runs "perf report
 	# --header-only" itself); its own options go after "--".
 	rm -rf "$demo/.flame" && mkdir "$demo/.flame"
@@ -153,7 +154,7 @@ rm -rf "$demo/.flame" "$demo/.flame.log"
 for mode in $sys_modes; do
 	for comm in $sys_comms; do
 		inroot perf script -i "$demo/perf-$mode.data" --comms "$comm" \
-			-F ip,sym > "$demo/script-$mode-$comm.txt" 2>/dev/null
+			-F ip,sym,dso > "$demo/script-$mode-$comm.txt" 2>/dev/null
 	done
 done
 
@@ -184,45 +185,28 @@ for mode in $tcmodes; do
 		>> "$demo/.bpf-$mode"
 done
 
-# One line per mode: samples, share of samples whose user stack reaches
-# START (main(), or _start for the stock programs, whose main() has no
-# symbol), mean user stack depth, perf.data bytes per sample.  A frame
-# that follows one in __libc_start_main is _start too, which only _start
-# calls: some stock programs (xz, mawk) have no symbol for _start either.
+# One line per mode: samples, share of the samples whose user stack
+# reaches START (main(), or _start for the stock programs, whose main()
+# has no symbol), mean user stack depth, perf.data bytes per sample.
+# What reaches START is lib/ustacks.py's reaches(), which the tests use
+# too: every frame up to START in a mapping, and _start the outermost
+# frame (or the one after __libc_start_main, which only _start calls:
+# some stock programs, xz and mawk, have no symbol for _start either).
 # With a program's name, the line is of that program's samples only, and
 # the bytes, which are the recording's, are left out.
 summary()
 {
-	local mode=$1 start=$2 comm=${3:-} size script=$demo/script-$1.txt
+	local mode=$1 start=$2 comm=${3:-} size script=$demo/script-$1.txt line n
 
 	size=$(stat -c %s "$demo/perf-$mode.data")
 	[ -z "$comm" ] || { script=$demo/script-$mode-$comm.txt; size=; }
-	awk -v mode="${comm:-$mode}" -v size="$size" -v start="$start" '
-	function flush() {
-		if (!n) return
-		samples++; depth += n
-		if (has_main) main++
-		n = 0; has_main = 0; prev = ""
-	}
-	/^[[:space:]]*$/ { flush(); next }
-	{
-		n++
-		if ($2 == start ||
-		    (start == "_start" && prev ~ /^__libc_start_main/))
-			has_main = 1
-		prev = $2
-	}
-	END {
-		flush()
-		printf "%-9s %8d %13.1f%% %11.1f", mode,
-			samples, samples ? 100 * main / samples : 0,
-			samples ? depth / samples : 0
-		if (size == "")
-			printf "\n"
-		else
-			printf " %11.1f MB %10d\n", size / 1e6,
-				samples ? size / samples : 0
-	}' "$script"
+	line=$(inroot python3 "$TOP/lib/ustacks.py" perf-script "$start" \
+		"$script") || die "lib/ustacks.py failed on $script"
+	printf "%-9s %s" "${comm:-$mode}" "$line"
+	[ -n "$size" ] || { printf "\n"; return; }
+	read -r n _ <<< "$line"
+	awk -v size="$size" -v n="$n" 'BEGIN {
+		printf " %11.1f MB %10d\n", size / 1e6, n ? size / n : 0 }'
 }
 
 {
@@ -239,6 +223,8 @@ summary()
 	echo "nosframe: the same binary, .sframe removed (frame pointers only, as today)"
 	echo "fp:       lua built -fno-omit-frame-pointer, --call-graph fp,defer"
 	echo "dwarf:    lua-sframe, --call-graph dwarf (8 KiB of stack copied per sample)"
+	echo "reach main: share of the samples whose user stack reaches main(), every"
+	echo "            frame to it in a mapping (lib/ustacks.py, as the tests count)"
 	echo
 	echo "perf record -F $rate -e cpu-clock:u, Debian's python3 (not rebuilt)"
 	echo "running demo/workload.py $pyrounds"
@@ -253,6 +239,8 @@ summary()
 	echo "           the rtld-audit module (LD_AUDIT), --call-graph fp,defer"
 	echo "py-none:   the module, no tables (frame pointers only, as today)"
 	echo "py-dwarf:  --call-graph dwarf"
+	echo "reach _start: share of the samples whose user stack ends in _start, every"
+	echo "              frame in a mapping (lib/ustacks.py, as the tests count)"
 	echo
 	echo "perf record -a -F $rate -e cpu-clock:u --call-graph fp,defer for $syssecs s:"
 	echo "Debian's python3, perl, bash, xz and mawk (not rebuilt) running at once,"
@@ -282,7 +270,8 @@ summary()
 	rm -f "$demo"/.tc-*
 	echo
 	echo "bpf-profile -F $rate (BPF, cpu-clock user samples, deferred user stacks),"
-	echo "the same workload"
+	echo "the same workload; samples: all of them, those that got no stack"
+	echo "included, which reach nothing; mean depth: of those with a stack"
 	echo
 	printf "%-9s %8s %14s %11s\n" mode samples "reach main" "mean depth"
 	for mode in $tcmodes; do

@@ -3,47 +3,30 @@
 """trace-cmd-stacks.py NAMED OUT - the delayed user stacks of a stock
 "trace-cmd report" whose frames userspace/trace-cmd/ustack-symbolize has
 named (NAMED): write them to OUT, one frame per line as "OFFSET FUNCTION
-(OBJECT)", and print one summary line: stacks, share of stacks with a
-main() frame, mean depth."""
+(OBJECT)", and print one summary line: stacks, share of the stacks that
+reach main() (lib/ustacks.py: reaches()), mean depth."""
 
-import re
+import os
 import sys
 
-import ustacks
-
-FRAME = re.compile(r"^ => <([0-9a-f]+)> (\S+) \((.*)\)$")
-
-
-def read_stacks(path):
-    """[[(offset, function, object), ...]] of the user_unwind_stack
-    entries of NAMED."""
-    stacks, cur = [], None
-    with open(path, errors="replace") as f:
-        for line in f:
-            m = FRAME.match(line)
-            if "user_unwind_stack:" in line:
-                cur = []
-                stacks.append(cur)
-            elif cur is not None and m:
-                func = m.group(2).split("+")[0]
-                cur.append((int(m.group(1), 16),
-                            "[unknown]" if func == "??" else func,
-                            m.group(3).rsplit("/", 1)[-1]))
-            else:
-                cur = None
-    return stacks
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+import ustacks  # noqa: E402
 
 
 def main():
     named, out = sys.argv[1:3]
-    stacks = read_stacks(named)
-    sym = {fr: fr[1:] for st in stacks for fr in st}
+    with open(named, errors="replace") as f:
+        stacks = [t.stack for t in ustacks.trace_cmd(f)[0]]
     with open(out, "w") as f:
         for st in stacks:
-            for off, func, obj in st:
-                f.write("%16x %s (%s)\n" % (off, func, obj))
+            for fr in st:
+                f.write("%16x %s (%s)\n" % (
+                    fr.addr, fr.func or "[unknown]",
+                    fr.obj.rsplit("/", 1)[-1] if fr.obj else "?"))
             f.write("\n")
-    print("%8d %13.1f%% %11.1f" % ustacks.summary([(1, st) for st in stacks], sym))
+    print(ustacks.summary_line(
+        ustacks.figures([(1, st) for st in stacks], "main")))
 
 
 if __name__ == "__main__":
