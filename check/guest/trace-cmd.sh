@@ -16,7 +16,8 @@
 
 set -u
 from=$KOUT/guest-tests/trace-cmd
-symbolize=$(cd "$(dirname "$0")/../.." && pwd)/userspace/trace-cmd/ustack-symbolize
+top=$(cd "$(dirname "$0")/../.." && pwd)
+symbolize=$top/userspace/trace-cmd/ustack-symbolize
 command -v trace-cmd >/dev/null || { echo "no trace-cmd in the guest"; exit 1; }
 command -v eu-addr2line >/dev/null || { echo "no elfutils in the guest"; exit 1; }
 [ -x "$from/prog" ] || { echo "$from/prog missing: check/guest not built"; exit 1; }
@@ -62,49 +63,40 @@ run()
 	[ -n "$want" ] && [ -n "$pid" ] ||
 		{ echo "$variant: the program said nothing"; fail=1; return; }
 
-	# Per stack of the program: its cookie and its first four frames,
-	# as "OFFSET FUNCTION PATH", offsets in hex without 0x.
-	awk -v want="$want" -v pid="$pid" -v variant="$variant" -v path="$prog" '
-	function hex(s) { sub(/^0x/, "", s); sub(/^0+/, "", s); return s }
-	function flush() {
-		if (cookie == "") return
-		stacks++
-		if (got == wanted) good++
-		else if (bad++ < 3) print variant ": cookie " cookie ":" got
-		if (!(cookie in cookies)) orphans++
-		cookie = ""
-	}
-	BEGIN {
-		n = split(want, w, " ")
-		split("tc_leaf tc_mid tc_outer main", fn, " ")
-		for (i = 1; i <= n; i++) wanted = wanted " " hex(w[i]) " " fn[i] " (" path ")"
-	}
-	# The header of an entry: COMM-PID [CPU] ...
-	/^ *[^ ].*-[0-9]+ +\[[0-9]+\]/ {
-		flush()
-		p = $0; sub(/ +\[.*/, "", p); sub(/.*-/, "", p)
-		if (p != pid) next
-	}
-	/user_unwind_cookie:/ {
-		c = $0; sub(/.*cookie=/, "", c); cookies[hex(c)] = 1; ncookies++
-	}
-	/user_unwind_stack:/ {
-		c = $0; sub(/.*cookie=/, "", c); sub(/[^0-9a-fx].*/, "", c)
-		cookie = hex(c); got = ""; frames = 0; next
-	}
-	cookie != "" && /^ => </ {
-		if (frames++ < n) {
-			f = $2; gsub(/[<>]/, "", f); s = $3; sub(/\+.*/, "", s)
-			got = got " " hex(f) " " s " " $4
-		}
-		next
-	}
-	END {
-		flush()
-		printf "%s: %d cookies, %d stacks, %d named to main() at the offsets it printed, %d without their cookie\n",
-			variant, ncookies, stacks, good, orphans
-		exit !(ncookies == 5 && stacks == 5 && good == 5 && !orphans)
-	}' "$dir/$variant.sym" || {
+	# Per stack of the program (lib/ustacks.py reads the report): its
+	# cookie and its first four frames, as (offset, function, path).
+	# shellcheck disable=SC2086 # want: the offsets, one word each
+	python3 - "$top/lib" "$dir/$variant.sym" "$pid" "$variant" "$prog" \
+		$want <<'EOF' || {
+import sys
+sys.path.insert(0, sys.argv[1])
+import ustacks  # noqa: E402
+
+path, pid, variant, prog = sys.argv[2], int(sys.argv[3]), *sys.argv[4:6]
+want = [int(w, 16) for w in sys.argv[6:]]
+wanted = list(zip(want, ("tc_leaf", "tc_mid", "tc_outer", "main"),
+                  [prog] * len(want)))
+with open(path, errors="replace") as f:
+    stacks, cookies = ustacks.trace_cmd(f, pid)
+good = bad = 0
+for t in stacks:
+    got = [tuple(fr) for fr in t.stack[:len(want)]]
+    if got == wanted:
+        good += 1
+    else:
+        bad += 1
+        if bad <= 3:
+            print("%s: cookie %x:" % (variant, t.cookie),
+                  " ".join("%x %s (%s)" % (off, func or "??", obj or "?")
+                           for off, func, obj in got))
+orphans = sum(t.orphan for t in stacks)
+ncookies = len(cookies.get(pid, ()))
+print("%s: %d cookies, %d stacks, %d named to main() at the offsets it "
+      "printed, %d without their cookie" %
+      (variant, ncookies, len(stacks), good, orphans))
+sys.exit(not (ncookies == 5 and len(stacks) == 5 and good == 5 and
+              not orphans))
+EOF
 		fail=1
 		echo "$variant: want$want"
 		head -n 20 "$dir/$variant.rec" "$dir/$variant.sym" \

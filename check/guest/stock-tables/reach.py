@@ -3,10 +3,12 @@
 """reach.py [--control] [--share PCT] PROGRAM MIN KIND FILE [MAPS PID]
 
 Do the deferred user stacks of a stock program, taken by another consumer
-than perf, reach its start?  A stack is whole when its last frame is in
-PROGRAM's _start: within START_SIZE bytes of the entry point of its ELF
-header, where PROGRAM was mapped.  Every frame must also be in a file
-mapping of the process.
+than perf, reach its start?  A stack is whole when it reaches _start as
+lib/ustacks.py's reaches() says, the definition the demo uses too: every
+frame in a file mapping of the process, the last one in PROGRAM's _start.
+Here _start is known by address, not by name: within START_SIZE bytes
+of the entry point of PROGRAM's ELF header, where PROGRAM was mapped;
+no other frame is named, so that only that address range counts.
 
 KIND trace-cmd: FILE is what stock "trace-cmd report" printed, its
 frames (file offsets) named by userspace/trace-cmd/ustack-symbolize with
@@ -33,6 +35,10 @@ import re
 import struct
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "lib"))
+import ustacks  # noqa: E402
+
 # x86_64's _start is 38 bytes, AArch64's 52: its call returns within it.
 START_SIZE = 64
 
@@ -48,17 +54,6 @@ def entry(program):
     return e_entry, e_type == 3
 
 
-def parse_maps(lines):
-    """[(start, end, path)] of the file mappings, in either format:
-    /proc/PID/maps, or bpf-profile's "START END PATH"."""
-    maps = []
-    for line in lines:
-        m = re.match(r"([0-9a-f]+)[- ]([0-9a-f]+) .*?(/\S*)\s*$", line)
-        if m:
-            maps.append((int(m.group(1), 16), int(m.group(2), 16), m.group(3)))
-    return maps
-
-
 def file_maps(lines):
     """{path: [(start, end, file offset)]} of /proc/PID/maps."""
     out = {}
@@ -71,68 +66,35 @@ def file_maps(lines):
     return out
 
 
-def place(fmaps, off, where):
-    """The address of file offset OFF of the file WHERE ("(PATH)") in the
-    process, or OFF itself for a frame without a file; None if the
-    process did not map it."""
-    if not where.startswith("(/"):
-        return off if where == "(no file)" else None
-    for start, end, pgoff in fmaps.get(where[1:-1], ()):
-        if pgoff <= off < pgoff + end - start:
-            return start + off - pgoff
+def place(fmaps, frame):
+    """The address where the process mapped the file offset of FRAME (of
+    trace-cmd: an offset in the file frame.obj), or None."""
+    for start, end, pgoff in fmaps.get(frame.obj, ()):
+        if pgoff <= frame.addr < pgoff + end - start:
+            return start + frame.addr - pgoff
     return None
 
 
 def trace_cmd_stacks(path, pid, fmaps):
     """[(count, [ip, ...])] of PID's deferred stacks in a symbolized
-    trace-cmd report, and how many of its stacks had no cookie event of
-    their own before them."""
-    stacks, cookies, used, orphans = [], set(), set(), 0
-    cur = None
-    header = re.compile(r"^\s*\S.*-(\d+)\s+\[\d+\]")
-    for line in open(path, errors="replace"):
-        h = header.match(line)
-        if h:
-            cur = None
-            if int(h.group(1)) != pid:
-                continue
-            m = re.search(r"user_unwind_cookie:.*cookie=(0x)?([0-9a-f]+)", line)
-            if m:
-                cookies.add(int(m.group(2), 16))
-            m = re.search(r"user_unwind_stack:\s+cookie=([0-9a-f]+)", line)
-            if m:
-                cookie = int(m.group(1), 16)
-                orphans += cookie not in cookies or cookie in used
-                used.add(cookie)
-                cur = []
-                stacks.append((1, cur))
-            continue
-        m = re.match(r"^ => <([0-9a-f]+)> \S+ (\(.*\))$", line)
-        if m and cur is not None:
-            ip = place(fmaps, int(m.group(1), 16), m.group(2))
-            # An address no mapping has: known() fails it
-            cur.append(ip if ip is not None else -1)
-    return stacks, orphans
+    trace-cmd report, each counted once, and how many of them had no
+    cookie event of their own before them.  A frame the process did not
+    map is -1, which no mapping holds."""
+    with open(path, errors="replace") as f:
+        stacks = ustacks.trace_cmd(f, pid)[0]
+    out = []
+    for t in stacks:
+        ips = [place(fmaps, fr) for fr in t.stack]
+        out.append((1, [-1 if ip is None else ip for ip in ips]))
+    return out, sum(t.orphan for t in stacks)
 
 
 def bpf_profile_stacks(path):
     """[(count, [ip, ...])] and the maps of a bpf-profile output; the
     samples without a stack as one entry with none."""
-    part, maps, stacks = None, [], []
-    for line in open(path):
-        line = line.rstrip("\n")
-        m = re.search(r"without a stack: (\d+) not requested, (\d+) not "
-                      r"delivered, (\d+) unreadable; (\d+) records lost", line)
-        if line.startswith("#") and m:
-            stacks.append((sum(int(n) for n in m.groups()), []))
-        elif line in ("maps:", "stacks:"):
-            part = line
-        elif part == "maps:":
-            maps.extend(parse_maps([line]))
-        elif part == "stacks:" and line:
-            f = line.split()
-            stacks.append((int(f[0]), [int(x, 16) for x in f[1:]]))
-    return stacks, maps
+    with open(path) as f:
+        _, map_lines, stacks, nostack = ustacks.bpf_profile(f)
+    return stacks + [(nostack, [])], ustacks.read_maps(map_lines)
 
 
 def main():
@@ -152,9 +114,10 @@ def main():
     if kind == "trace-cmd":
         if a.maps is None or a.pid is None:
             ap.error("trace-cmd needs MAPS and PID")
-        maps = parse_maps(open(a.maps))
-        stacks, orphans = trace_cmd_stacks(path, a.pid,
-                                           file_maps(open(a.maps)))
+        with open(a.maps) as f:
+            lines = f.readlines()
+        maps = ustacks.read_maps(lines)
+        stacks, orphans = trace_cmd_stacks(path, a.pid, file_maps(lines))
     else:
         stacks, maps = bpf_profile_stacks(path)
     real = os.path.realpath(program)
@@ -165,26 +128,25 @@ def main():
     e_entry, pie = entry(real)
     start = (min(m[0] for m in mine) if pie else 0) + e_entry
 
-    def known(ip):
-        return any(lo <= ip < hi for lo, hi, _ in maps)
+    def frames(ips):
+        """IPS as lib/ustacks.py's frames: the object that holds each,
+        and _start the only name."""
+        return [ustacks.Frame(ip, "_start" if start <= ip < start + START_SIZE
+                              else None, ustacks.where(maps, ip)[0])
+                for ip in ips]
 
-    total = whole = 0
-    shown = 0
-    for count, ips in stacks:
-        if not count:
-            continue
-        total += count
-        ok = bool(ips) and start <= ips[-1] < start + START_SIZE and \
-            all(known(ip) for ip in ips)
-        whole += count if ok else 0
-        if not ok and not control and shown < 2:
-            shown += 1
+    samples = [(count, frames(ips)) for count, ips in stacks]
+    fig = ustacks.figures(samples, "_start")
+    total, whole = fig.samples, fig.reached
+    if not control:
+        short = [(count, st) for count, st in samples
+                 if count and not ustacks.reaches(st, "_start")]
+        for count, st in short[:2]:
             print("  a stack short of _start (%#x), %d times:" % (start, count))
-            if not ips:
+            if not st:
                 print("    (none: samples that got no stack)")
-            for ip in ips:
-                where = [p for lo, hi, p in maps if lo <= ip < hi]
-                print("    %x %s" % (ip, where[0] if where else "?"))
+            for fr in st:
+                print("    %x %s" % (fr.addr, fr.obj or "?"))
     print("  %s, %s: %d stacks, %d of them whole to _start%s" %
           (os.path.basename(program), kind, total, whole,
            ", %d without their cookie" % orphans if kind == "trace-cmd" else ""))
