@@ -14,6 +14,8 @@ import json
 import os
 import sys
 
+# No __pycache__ in the project's tree, which the guests share
+sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
 import ustacks  # noqa: E402

@@ -69,6 +69,7 @@ run()
 	python3 - "$top/lib" "$dir/$variant.sym" "$pid" "$variant" "$prog" \
 		$want <<'EOF' || {
 import sys
+sys.dont_write_bytecode = True  # nothing written to the shared tree
 sys.path.insert(0, sys.argv[1])
 import ustacks  # noqa: E402
 

@@ -20,6 +20,8 @@ tree=${1:?usage: $0 TREE (the check tree, for its KTAP helpers)}
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# No __pycache__ left in lib/
+export PYTHONDONTWRITEBYTECODE=1
 
 # shellcheck source=lib/tap.sh
 . "$top/lib/tap.sh"
