@@ -8,14 +8,22 @@
 # stack goes on through the library's frames into the program's main().
 # Without the module, the library has no registered section and its
 # frames are lost: the control, which shows that the module did it.
-# The programs are built on the host (check/guest/Makefile).
+# The programs are built on the host (check/guest/Makefile).  Prints
+# KTAP (lib/tap.sh), one case per check: each recording, the number of
+# samples, the share of whole stacks with the module and without it.
 
 set -u
+# shellcheck source=lib/tap.sh
+. "$(dirname "$0")/../../lib/tap.sh"
 # shellcheck source=check/guest/lib/perf.sh
 . "$(dirname "$0")/lib/perf.sh"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 perf_setup perf-audit "$dir"
+tap_start "$TREE"
+# The plan first: lib/ktap-results.py reads the plan of a nested
+# document (guest-tests.sh nests this one) only there.
+ktap_set_plan 5
 
 # The share of samples in work_spin() whose stack reaches main().
 complete()
@@ -33,21 +41,39 @@ declare -A ok n
 for mode in audit plain; do
 	env=()
 	[ $mode = audit ] && env=(LD_AUDIT="$audit")
-	env "${env[@]}" perf record -q -B -F 499 -e cpu-clock:u \
+	if env "${env[@]}" perf record -q -B -F 499 -e cpu-clock:u \
 		--call-graph fp,defer -o "$dir/$mode.data" "$bin/prog" 3 \
-		>/dev/null 2>&1 || { echo "perf record failed ($mode)"; exit 1; }
+		>/dev/null 2>&1; then
+		tap_pass "perf record ($mode)"
+	else
+		# Nothing to count without the recording
+		tap_fail "perf record ($mode)"
+		ktap_finished
+	fi
 	read -r "ok[$mode]" "n[$mode]" < <(complete "$dir/$mode.data")
-	[ "${n[$mode]}" -gt 0 ] || tail -n 5 "$dir/$mode.data.err"
-	echo "$mode: ${ok[$mode]} of ${n[$mode]} samples in work_spin() reach main()"
+	[ "${n[$mode]}" -gt 0 ] || tail -n 5 "$dir/$mode.data.err" | sed 's/^/# /'
+	echo "# $mode: ${ok[$mode]} of ${n[$mode]} samples in work_spin() reach main()"
 done
 
 # Sample counts under TCG vary; what matters is the share.
-[ "${n[audit]}" -ge 20 ] || { echo "too few samples"; exit 1; }
-[ $((ok[audit] * 100)) -ge $((n[audit] * 95)) ] ||
-	{ echo "with the module, stacks must reach main()"; exit 1; }
-[ $((ok[plain] * 100)) -le $((n[plain] * 50)) ] ||
-	{ echo "without the module, the library's frames cannot be walked"; exit 1; }
+if [ "${n[audit]}" -ge 20 ]; then
+	tap_pass "at least 20 samples in work_spin() with the module"
+else
+	tap_fail "at least 20 samples in work_spin() with the module"
+fi
+if [ $((ok[audit] * 100)) -ge $((n[audit] * 95)) ]; then
+	tap_pass "with the module, 95% of the stacks reach main()"
+else
+	tap_fail "with the module, 95% of the stacks reach main()"
+fi
+# The control
+if [ $((ok[plain] * 100)) -le $((n[plain] * 50)) ]; then
+	tap_pass "without the module, at most half of the stacks reach main()"
+else
+	tap_fail "without the module, at most half of the stacks reach main()"
+fi
 # One of them, for the log.
 perf script --no-inline -i "$dir/audit.data" -F ip,sym,dso 2>/dev/null |
-	awk 'BEGIN { RS = "" } /^[ \t]*[0-9a-f]+ work_spin/ { print; exit }'
-exit 0
+	awk 'BEGIN { RS = "" } /^[ \t]*[0-9a-f]+ work_spin/ { print; exit }' |
+	sed 's/^/# /'
+ktap_finished
