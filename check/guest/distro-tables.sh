@@ -12,8 +12,11 @@
 #   keeps the old one's table while it is mapped; once that process has
 #   exited, update detaches it (sframe-attach -P);
 # - detach: none of the objects has a table any more.
+# Prints KTAP (lib/tap.sh), one case per check.
 
 set -u
+# shellcheck source=lib/tap.sh
+. "$(dirname "$0")/../../lib/tap.sh"
 attach=$KOUT/kselftest/sframe/sframe-attach
 eh=$KOUT/guest-tests/eh2sframe
 script=$(cd "$(dirname "$0")/../.." && pwd)/userspace/distro/sframe-tables
@@ -43,6 +46,10 @@ else
 	printf '#!/bin/sh\nexit 0\n' > "$tmp/bin/eh2sframe"
 	chmod 755 "$tmp/bin/eh2sframe"
 fi
+tap_start "$TREE"
+# The plan first: lib/ktap-results.py reads the plan of a nested
+# document (guest-tests.sh nests this one) only there.
+ktap_set_plan 9
 
 # listed_ino INO: whether inode INO has a table (the second field)
 listed_ino()
@@ -56,18 +63,31 @@ listed()
 	listed_ino "$(stat -c %i "$1")"
 }
 
-rc=0
-fail()
+# check NAME COMMAND...: the case NAME, which passes if COMMAND does
+check()
 {
-	echo "not ok: $*"
-	rc=1
+	local name=$1
+
+	shift
+	if "$@"; then
+		tap_pass "$name"
+	else
+		tap_fail "$name"
+	fi
 }
 
-"$script" update | sed 's/^/  update: /'
+# not COMMAND...: whether COMMAND fails
+not()
+{
+	! "$@"
+}
+
+"$script" update 2>&1 | sed 's/^/# update: /'
 n=$(find "$tmp/tables" -name '*.sframe' | wc -l)
-[ "$n" -ge 2 ] || fail "update made $n tables"
+echo "# update made $n tables"
+check "update makes a table for each object" [ "$n" -ge 2 ]
 for f in python3 libz.so.1; do
-	listed "$tmp/objs/$f" || fail "$f has no table attached"
+	check "update attaches $f's table" listed "$tmp/objs/$f"
 done
 
 # An upgrade: the old python3 runs, a new file is renamed over it.
@@ -79,22 +99,22 @@ for _ in $(seq 3000); do
 	[ "$(stat -L -c %i "/proc/$old_pid/exe" 2>/dev/null)" = "$old_ino" ] && break
 	sleep 0.1
 done
-[ "$(stat -L -c %i "/proc/$old_pid/exe" 2>/dev/null)" = "$old_ino" ] ||
-	fail "the old python3 did not start"
+check "the old python3 runs" \
+	[ "$(stat -L -c %i "/proc/$old_pid/exe" 2>/dev/null)" = "$old_ino" ]
 cp "$python" "$tmp/objs/python3.new"
 printf 'x' >> "$tmp/objs/python3.new"	# another file, same build-id
 mv "$tmp/objs/python3.new" "$tmp/objs/python3"
-"$script" update | sed 's/^/  update after the upgrade: /'
-listed "$tmp/objs/python3" || fail "the new python3 has no table"
-listed_ino "$old_ino" || fail "the old python3 lost its table while it runs"
+"$script" update 2>&1 | sed 's/^/# update after the upgrade: /'
+check "update attaches the new python3's table" listed "$tmp/objs/python3"
+check "the old python3 keeps its table while it runs" listed_ino "$old_ino"
 kill "$old_pid"
 wait "$old_pid" 2> /dev/null
-"$script" update | sed 's/^/  update once it exited: /'
-! listed_ino "$old_ino" || fail "the old python3's table was not detached"
+"$script" update 2>&1 | sed 's/^/# update once it exited: /'
+check "update detaches the old python3's table once it exited" \
+	not listed_ino "$old_ino"
 
-"$script" detach | sed 's/^/  detach: /'
+"$script" detach 2>&1 | sed 's/^/# detach: /'
 for f in python3 libz.so.1; do
-	! listed "$tmp/objs/$f" || fail "$f has a table after detach"
+	check "detach detaches $f's table" not listed "$tmp/objs/$f"
 done
-[ $rc = 0 ] && echo "ok: update, upgrade and detach"
-exit $rc
+ktap_finished

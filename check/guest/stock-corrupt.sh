@@ -12,9 +12,14 @@
 # "dropping section" for the tables whose rules are garbage (kind
 # "fres", found at the first lookup in each, or refused at registration
 # by a kernel with CONFIG_SFRAME_VALIDATION).  That the kernel logged no
-# warning, BUG or oops meanwhile is kernel-log-clean's part.
+# warning, BUG or oops meanwhile is kernel-log-clean's part.  Prints
+# KTAP (lib/tap.sh), one case per check: for each kind of table, that
+# its copies were made, that python3 ran to its end with its samples,
+# and what the kernel said of the tables.
 
 set -u
+# shellcheck source=lib/tap.sh
+. "$(dirname "$0")/../../lib/tap.sh"
 src=$(cd "$(dirname "$0")/stock-tables" && pwd)
 tables=$KOUT/guest-tests/sframe-tables
 so=$KOUT/kselftest/sframe/sframe-audit.so
@@ -29,6 +34,10 @@ trap 'echo "file kernel/unwind/sframe* -p" > "$control"; rm -rf "$dir"' EXIT
 cp "$so" "$dir/"
 export LD_LIBRARY_PATH=$KOUT/guest-tests/nodebuginfod
 echo "file kernel/unwind/sframe* +p" > "$control"
+tap_start "$TREE"
+# The plan first: lib/ktap-results.py reads the plan of a nested
+# document (guest-tests.sh nests this one) only there.
+ktap_set_plan 8
 
 py='import os
 for i in range(8):
@@ -79,33 +88,57 @@ run()
 	dropped=$(count "$name" "dropping section")
 	samples=$(perf script -i "$dir/$name.data" -F ip 2>/dev/null |
 		  awk 'BEGIN { RS = "" } END { print NR }')
-	echo "  $name: exit status $status, $samples samples; sections added" \
+	echo "#   $name: exit status $status, $samples samples; sections added" \
 		"$added, rejected $rejected, dropped $dropped"
-	[ "$status" = 0 ] && [ "$out" = 1 ] && [ "$samples" = 8 ] && return 0
-	tail -n 5 "$dir/$name.out"
-	return 1
+	if [ "$status" = 0 ] && [ "$out" = 1 ] && [ "$samples" = 8 ]; then
+		tap_pass "$name: python3 runs to its end, with its 8 samples"
+		return
+	fi
+	tail -n 5 "$dir/$name.out" | sed 's/^/#   /'
+	tap_fail "$name: python3 runs to its end, with its 8 samples"
 }
 
-rc=0
-echo "python3 with its tables, then with corrupt copies:"
-run valid "$tables" || rc=1
+# corrupt KIND: corrupt copies of the tables, of KIND, in the directory KIND
+corrupt()
+{
+	local out st
+
+	out=$(python3 "$src/corrupt.py" "$1" "$tables" "$dir/$1" 2>&1)
+	st=$?
+	echo "$out" | sed 's/^/#   /'
+	if [ $st = 0 ]; then
+		tap_pass "$1: corrupt copies of the tables made"
+	else
+		tap_fail "$1: corrupt copies of the tables made"
+	fi
+}
+
+echo "# python3 with its tables, then with corrupt copies:"
+run valid "$tables"
 valid=$added
-[ "$rejected" = 0 ] && [ "$dropped" = 0 ] ||
-	{ echo "  the valid tables were refused or dropped"; rc=1; }
+if [ "$rejected" = 0 ] && [ "$dropped" = 0 ]; then
+	tap_pass "valid: no table refused or dropped"
+else
+	tap_fail "valid: no table refused or dropped"
+fi
 # Each registration of a table must be refused: as many as were added.
-python3 "$src/corrupt.py" header "$tables" "$dir/header" || rc=1
-run header "$dir/header" || rc=1
+corrupt header
+run header "$dir/header"
 if [ "$rejected" -lt 1 ] || [ "$rejected" != $((valid - added)) ]; then
-	echo "  $rejected rejected, expected the $((valid - added)) tables' registrations"
-	rc=1
+	echo "#   $rejected rejected, expected the $((valid - added)) tables' registrations"
+	tap_fail "header: each registration of a table rejected"
+else
+	tap_pass "header: each registration of a table rejected"
 fi
 # The tables are taken, and each one the walk looks into is dropped
 # (refused at registration instead with CONFIG_SFRAME_VALIDATION).
-python3 "$src/corrupt.py" fres "$tables" "$dir/fres" || rc=1
-run fres "$dir/fres" || rc=1
+corrupt fres
+run fres "$dir/fres"
 if [ $((dropped + rejected)) -lt 1 ]; then
-	echo "  no table dropped or rejected"
-	rc=1
+	echo "#   no table dropped or rejected"
+	tap_fail "fres: a table dropped or rejected"
+else
+	tap_pass "fres: a table dropped or rejected"
 fi
-[ "$rc" = 0 ] || dmesg | grep "section" | tail -n 5
-exit $rc
+[ "$KTAP_CNT_FAIL" = 0 ] || dmesg | grep "section" | tail -n 5 | sed 's/^/# /'
+ktap_finished
