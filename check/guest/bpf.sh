@@ -6,13 +6,16 @@
 # (check/guest/bpf/ustack.c), for the program built with SFrame and
 # without frame pointers and for the one built with frame pointers (fp/);
 # and a sleepable program's stack, taken without faults
-# (bpf/sleepable_stack.c).  Each prints KTAP; this prints a KTAP document
-# of three tests, bpf-ustack-sframe, bpf-ustack-fp and
-# bpf-sleepable-stack, each with its program's KTAP "# "-prefixed before
-# its result line, as kselftest's runner nests a program: check.sh counts
-# each case as "TEST: CASE".
+# (bpf/sleepable_stack.c).  Each prints KTAP; this prints KTAP
+# (lib/tap.sh) of three cases, bpf-ustack-sframe, bpf-ustack-fp and
+# bpf-sleepable-stack, each the verdict of its program (its exit status;
+# 4 is a skip), with the program's KTAP "# "-prefixed before it, as
+# kselftest's runner nests a program: check.sh counts each case of the
+# program as "ARCH: TEST: CASE".
 
 set -u
+# shellcheck source=lib/tap.sh
+. "$(dirname "$0")/../../lib/tap.sh"
 from=$KOUT/guest-tests/bpf
 [ -x "$from/ustack" ] || { echo "$from/ustack missing: check/guest not built"; exit 1; }
 [ -e /sys/kernel/btf/vmlinux ] || { echo "the kernel has no BTF (CONFIG_DEBUG_INFO_BTF)"; exit 1; }
@@ -26,26 +29,26 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cp -r "$from" "$dir/bin"
 
-fail=0
-n=0
-# run NAME PROGRAM: one test of the document
+# run NAME PROGRAM: one case of the document
 run()
 {
 	local rc
 
-	n=$((n + 1))
 	"$2" 2>&1 | sed 's/^/# /'
 	rc=${PIPESTATUS[0]}
 	case $rc in
-	0) echo "ok $n $1" ;;
-	4) echo "ok $n $1 # SKIP" ;;
-	*) echo "not ok $n $1 # exit=$rc"; fail=1 ;;
+	0) tap_pass "$1" ;;
+	4) ktap_test_skip "$1" ;;
+	*) echo "# $1: exit status $rc"
+	   tap_fail "$1" ;;
 	esac
 }
 
-echo "TAP version 13"
-echo "1..3"
+tap_start "$TREE"
+# The plan first: lib/ktap-results.py reads the plan of a nested
+# document (guest-tests.sh nests this one) only there.
+ktap_set_plan 3
 run bpf-ustack-sframe "$dir/bin/ustack"
 run bpf-ustack-fp "$dir/bin/fp/ustack"
 run bpf-sleepable-stack "$dir/bin/sleepable_stack"
-exit $fail
+ktap_finished
