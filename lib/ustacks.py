@@ -16,8 +16,8 @@ program, figures() counts it over samples.  Users: demo/demo.sh (the
 perf lines of its summary, through "python3 lib/ustacks.py
 perf-script"), demo/trace-cmd-stacks.py, demo/bpf-profile-report.py,
 check/guest/stock-tables/reach.py (stock-consumers.sh,
-stock-attached.sh), check/guest/trace-cmd.sh.  Its fixture test:
-check/pipeline/ustacks.sh.
+stock-attached.sh), check/guest/trace-cmd.sh, check/guest/perf-audit.sh.
+Its fixture test: check/pipeline/ustacks.sh.
 
 A stack is a list of Frame, innermost first: addr is the address the
 consumer printed (a file offset for trace-cmd), func the function's name
@@ -162,7 +162,8 @@ def bpf_profile(lines):
     """(comment, map lines, [(count, [addr, ...])], samples without a
     stack) of a bpf-profile output: its first line, "# ...", counts the
     samples that got no stack (not requested, not delivered, unreadable,
-    lost records)."""
+    lost records).  A stack line that is not a count and addresses raises
+    ValueError, with its line, for the caller to report."""
     comment, maps, stacks, part, nostack = "", [], [], None, 0
     for line in lines:
         line = line.rstrip("\n")
@@ -177,7 +178,11 @@ def bpf_profile(lines):
             maps.append(line)
         elif part == "stacks:" and line:
             words = line.split()
-            stacks.append((int(words[0]), [int(w, 16) for w in words[1:]]))
+            try:
+                stacks.append((int(words[0]),
+                               [int(w, 16) for w in words[1:]]))
+            except ValueError:
+                raise ValueError("not a count and addresses: %r" % line)
     return comment, maps, stacks, nostack
 
 

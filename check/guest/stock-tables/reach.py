@@ -95,7 +95,10 @@ def bpf_profile_stacks(path):
     """[(count, [ip, ...])] and the maps of a bpf-profile output; the
     samples without a stack as one entry with none."""
     with open(path) as f:
-        _, map_lines, stacks, nostack = ustacks.bpf_profile(f)
+        try:
+            _, map_lines, stacks, nostack = ustacks.bpf_profile(f)
+        except ValueError as e:
+            sys.exit("%s: %s" % (path, e))
     return stacks + [(nostack, [])], ustacks.read_maps(map_lines)
 
 
