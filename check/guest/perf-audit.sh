@@ -25,16 +25,22 @@ tap_start "$TREE"
 # document (guest-tests.sh nests this one) only there.
 ktap_set_plan 5
 
-# The share of samples in work_spin() whose stack reaches main().
+# complete DATA: "REACHED SAMPLES" of the samples of DATA in work_spin():
+# how many reach main(), as lib/ustacks.py's reaches() counts for the
+# demo and the other tests.
 complete()
 {
-	perf script --no-inline -i "$1" -F ip,sym 2>"$1.err" | awk '
-		BEGIN { first = 1 }
-		/^$/ { if (top) { n++; if (seen) ok++ } top = 0; seen = 0; first = 1; next }
-		{ if (first && $2 == "work_spin") top = 1; first = 0
-		  if ($2 == "main") seen = 1 }
-		END { if (top) { n++; if (seen) ok++ }
-		      printf "%d %d\n", ok + 0, n + 0 }'
+	perf script --no-inline -i "$1" -F ip,sym,dso 2>"$1.err" |
+		python3 -c '
+import sys
+sys.dont_write_bytecode = True  # nothing written to the shared tree
+sys.path.insert(0, sys.argv[1])
+import ustacks  # noqa: E402
+
+spin = [(1, s.stack) for s in ustacks.perf_script(sys.stdin)
+        if s.stack and s.stack[0].func == "work_spin"]
+fig = ustacks.figures(spin, "main")
+print(fig.reached, fig.samples)' "$(dirname "$0")/../../lib"
 }
 
 declare -A ok n
