@@ -29,14 +29,30 @@
 # ld.so must replace it with the program's table, which describes more,
 # and the chains must equal DWARF's; with that section alone, none is
 # whole.
+#
+# Prints KTAP (lib/tap.sh), one case per check.  A run whose chains are
+# the verdict has its program's KTAP "# "-prefixed before its case, as
+# kselftest's runner nests a program, and check.sh counts each chain as
+# "ARCH: CASE: CHAIN"; the output of a run whose verdict is the test's
+# own (the broken takes, the controls) goes out labelled instead
+# ("# stock: ..."), without its KTAP version line, so that its chains
+# are not counted as results.
 
 set -u
+# shellcheck source=lib/tap.sh
+. "$(dirname "$0")/../../lib/tap.sh"
 bin=$KOUT/guest-tests/glibc
 for p in chains stock/chains tables/chains partial/chains nopie/chains; do
 	[ -x "$bin/$p" ] || { echo "$bin/$p missing: check/guest not built with GLIBC="; exit 1; }
 done
+tap_start "$TREE"
+# The plan first: lib/ktap-results.py reads the plan of a nested
+# document (guest-tests.sh nests this one) only there.  The chains, the
+# two broken takes, the root's C library (2), three programs with and
+# without their tables (3 each), the table registered and attached (4),
+# and the chains taken again.
+ktap_set_plan 19
 
-rc=0
 # How many chains the programs took again in the runs that break nothing:
 # the emulator lets about one breakpoint in 40,000 pass, and these runs
 # take about 40 chains, so two or more would be something else.
@@ -46,35 +62,55 @@ count_again()
 	again=$((again + $(echo "$1" | grep -c ' taken again$')))
 }
 
-# chains INDENT COMMAND...: run a chains program, print its output
-# indented, count the chains it took again; COMMAND's status.
-chains()
+# labelled LABEL: the output of a run that is not a verdict of its own,
+# as diagnostics labelled LABEL, without its KTAP version line: a
+# version line, even after a label, would start a KTAP document that
+# kunit_parser counts.
+labelled()
 {
-	local indent=$1 o st
-
-	shift
-	o=$("$@" 2>&1)
-	st=$?
-	echo "$o" | sed "s/^/$indent/"
-	count_again "$o"
-	return $st
+	grep -v 'TAP version' | sed "s/^/# $1: /"
 }
 
-out=$("$bin/chains" 2>&1) || rc=1
-echo "$out"
-count_again "$out"
+# result NAME STATUS: the case NAME, which passes if STATUS is 0
+result()
+{
+	if [ "$2" = 0 ]; then
+		tap_pass "$1"
+	else
+		tap_fail "$1"
+	fi
+}
 
-# broken HOW AGAIN WANT: glibc/chains with BREAKPOINT_DROP=HOW must take
-# AGAIN chains again, or one more (a miss of the emulator's own, which is
-# as likely here as in any run), and give WANT: how many chains failed
-# with the message of that break, and whether it failed (1) or not (0).
+# chains NAME COMMAND...: run a chains program, its KTAP "# "-prefixed,
+# count the chains it took again; the case NAME, its verdict.  Its
+# output in chain_out.
+chains()
+{
+	local name=$1 st
+
+	shift
+	chain_out=$("$@" 2>&1)
+	st=$?
+	echo "$chain_out" | sed 's/^/# /'
+	count_again "$chain_out"
+	result "$name" $st
+}
+
+chains "chains through the glibc of userspace/glibc" "$bin/chains"
+out=$chain_out
+
+# broken HOW AGAIN WANT NAME: glibc/chains with BREAKPOINT_DROP=HOW must
+# take AGAIN chains again, or one more (a miss of the emulator's own,
+# which is as likely here as in any run), and give WANT: how many chains
+# failed with the message of that break, and whether it failed (1) or
+# not (0).  The case NAME.
 broken()
 {
-	local how=$1 again=$2 want=$3 o st n bad msg
+	local how=$1 again=$2 want=$3 name=$4 o st n bad msg
 
 	o=$(BREAKPOINT_DROP=$how "$bin/chains" 2>&1)
 	st=$?
-	echo "$o" | sed 's/^/  /'
+	echo "$o" | labelled "BREAKPOINT_DROP=$how"
 	case $how in
 	first) msg='the breakpoint at hit() did not fire, 1 try' ;;
 	record) msg='no deferred callchain: No such file or directory' ;;
@@ -83,42 +119,46 @@ broken()
 	bad=$(echo "$o" | grep -c "^not ok [0-9] [a-z]* # $msg\$")
 	if [ "$n" -lt "$again" ] || [ "$n" -gt $((again + 1)) ] ||
 	   [ "$bad $((st != 0))" != "$want" ]; then
-		echo "BREAKPOINT_DROP=$how: taken again, failed, status:" \
+		echo "# BREAKPOINT_DROP=$how: taken again, failed, status:" \
 			"$n $bad $((st != 0)), expected $again (or one more)" \
 			"$want"
-		rc=1
+		tap_fail "$name"
+	else
+		tap_pass "$name"
 	fi
 }
-echo "each breakpoint made to miss once:"
 if [ "$ARCH" = x86_64 ]; then
-	broken first 4 "0 0"
+	broken first 4 "0 0" "each breakpoint made to miss once"
 else
-	broken first 0 "4 1"
+	broken first 0 "4 1" "each breakpoint made to miss once"
 fi
-echo "each chain read away after its hit:"
-broken record 0 "4 1"
+broken record 0 "4 1" "each chain read away after its hit"
 
-stock=$("$bin/stock/chains" --report 2>&1) || rc=1
-echo "$stock" | sed 's/^/stock: /'
+stock=$("$bin/stock/chains" --report 2>&1)
+st=$?
+echo "$stock" | labelled stock
 count_again "$stock"
+result "the root's C library: the chains run" $st
 
 # The table: frames matched against the DWARF unwinder, per chain.  The
 # control: against the root's C library, which has no SFrame, chains must
 # come out incomplete, or the comparison could not tell: all four on
 # x86_64, whose C library has no frame pointers; at least one on arm64,
 # where frame pointers get further through it.
-echo "chain | stock glibc (no SFrame) | glibc of userspace/glibc"
+echo "# chain | stock glibc (no SFrame) | glibc of userspace/glibc"
 short=0
 for c in qsort thread signal atexit; do
 	s=$(echo "$stock" | sed -n "s/^ok [0-9]* $c # \([0-9]* of [0-9]*\) frames.*/\1/p")
 	p=$(echo "$out" | sed -n "s/^ok [0-9]* $c # \([0-9]*\) frames.*/\1 of \1/p")
-	echo "$c | ${s:-?} | ${p:-failed}"
+	echo "# $c | ${s:-?} | ${p:-failed}"
 	[ -n "$s" ] && [ "${s% of *}" = "${s#* of }" ] || short=$((short + 1))
 done
 [ "$ARCH" = x86_64 ] && want=4 || want=1
 if [ "$short" -lt "$want" ]; then
-	echo "control: $short chains incomplete without the C library's SFrame, expected $want"
-	rc=1
+	echo "# control: $short chains incomplete without the C library's SFrame, expected $want"
+	tap_fail "the root's C library: chains incomplete without its SFrame"
+else
+	tap_pass "the root's C library: chains incomplete without its SFrame"
 fi
 
 # with_table PROG WHAT STRICT: PROG's chains, with its table in the
@@ -127,23 +167,26 @@ fi
 # have no frame at all.
 with_table()
 {
-	local prog=$1 what=$2 strict=$3 none ran short
+	local prog=$1 what=$2 strict=$3 none st ran short
 
-	echo "$what, with its table found by the dynamic linker:"
-	chains "  " env GLIBC_TUNABLES=glibc.rtld.sframe_table_dir="$bin/tables" \
-		"$bin/$prog" || rc=1
-	echo "and without it (the control):"
+	chains "$what, with its table found by ld.so" \
+		env GLIBC_TUNABLES=glibc.rtld.sframe_table_dir="$bin/tables" \
+		"$bin/$prog"
 	none=$(GLIBC_TUNABLES=glibc.rtld.sframe_table_dir=/nonexistent \
-		"$bin/$prog" --report 2>&1) || rc=1
-	echo "$none" | sed 's/^/  /'
+		"$bin/$prog" --report 2>&1)
+	st=$?
+	echo "$none" | labelled "without its table"
 	count_again "$none"
+	result "$what, without its table: the chains run" $st
 	read -r ran short < <(echo "$none" | awk -v strict="$strict" '
 		/^ok [0-9]+ [a-z]+ # [0-9]+ of [0-9]+ frames/ {
 			n++; if ($5 < $7 && (!strict || $5 == 0)) s++ }
 		END { print n + 0, s + 0 }')
 	if [ "$ran" != 4 ] || [ "$short" != 4 ]; then
-		echo "control: $short of $ran chains short enough without the table, expected 4 of 4"
-		rc=1
+		echo "# control: $short of $ran chains short enough without the table, expected 4 of 4"
+		tap_fail "$what, without its table: no chain whole"
+	else
+		tap_pass "$what, without its table: no chain whole"
 	fi
 }
 
@@ -161,32 +204,43 @@ others()
 {
 	local prog=$1 what=$2 so=$KOUT/kselftest/sframe/sframe-audit.so
 	local attach=$KOUT/kselftest/sframe/sframe-attach
+	local c
 
-	[ -r "$so" ] && [ -x "$attach" ] ||
-		{ echo "$so or $attach missing: selftests not built"; rc=1; return; }
-	echo "$what, with its table registered by the audit module:"
-	chains "  " env GLIBC_TUNABLES=glibc.rtld.sframe_table_dir=/nonexistent \
-		LD_AUDIT="$so" SFRAME_TABLE_DIR="$bin/tables" "$bin/$prog" || rc=1
-	echo "$what, with its table attached to its file by sframe-attach:"
+	if [ ! -r "$so" ] || [ ! -x "$attach" ]; then
+		echo "# $so or $attach missing: selftests not built"
+		for c in "with its table registered by the audit module" \
+			 "sframe-attach attaches its table" \
+			 "with its table attached to its file" \
+			 "sframe-attach -u detaches its table"; do
+			tap_fail "$what, $c"
+		done
+		return
+	fi
+	chains "$what, with its table registered by the audit module" \
+		env GLIBC_TUNABLES=glibc.rtld.sframe_table_dir=/nonexistent \
+		LD_AUDIT="$so" SFRAME_TABLE_DIR="$bin/tables" "$bin/$prog"
 	# Detached whatever happens: the tests after this one run the
 	# program without its table.
 	# shellcheck disable=SC2064 # the paths are known now
 	trap "'$attach' -u -d '$bin/tables' '$bin/$prog' > /dev/null" EXIT
-	"$attach" -d "$bin/tables" "$bin/$prog" | sed 's/^/  /'
-	[ "${PIPESTATUS[0]}" = 0 ] || { echo "sframe-attach failed"; rc=1; }
-	chains "  " env GLIBC_TUNABLES=glibc.rtld.sframe_table_dir=/nonexistent \
-		"$bin/$prog" || rc=1
+	"$attach" -d "$bin/tables" "$bin/$prog" 2>&1 | sed 's/^/# /'
+	result "$what, sframe-attach attaches its table" "${PIPESTATUS[0]}"
+	chains "$what, with its table attached to its file" \
+		env GLIBC_TUNABLES=glibc.rtld.sframe_table_dir=/nonexistent \
+		"$bin/$prog"
 	trap - EXIT
-	"$attach" -u -d "$bin/tables" "$bin/$prog" > /dev/null ||
-		{ echo "sframe-attach -u failed"; rc=1; }
+	"$attach" -u -d "$bin/tables" "$bin/$prog" > /dev/null
+	result "$what, sframe-attach -u detaches its table" $?
 }
 others nopie/chains "the non-PIE program without SFrame"
 # With its partial section alone, which the kernel registered at exec,
 # no chain may be whole either.
 with_table partial/chains "the program whose .sframe describes one function" 0
 if [ "$again" -gt 1 ]; then
-	echo "$again chains taken again where nothing was broken:" \
+	echo "# $again chains taken again where nothing was broken:" \
 		"more than the emulator explains"
-	rc=1
+	tap_fail "at most one chain taken again where nothing was broken"
+else
+	tap_pass "at most one chain taken again where nothing was broken"
 fi
-exit $rc
+ktap_finished
