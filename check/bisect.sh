@@ -35,7 +35,8 @@ head=$(git -C "$tree" rev-parse HEAD)
 branch=$(git -C "$tree" symbolic-ref -q --short HEAD || true)
 
 key=$( (echo "$head ${arches[*]} $cap"; root_stamp
-	cat "$0" "$TOP/check/bisect/select.sh" "$TOP/lib/lib.sh" "$TOP/pipeline/kernel.sh" "$TOP"/config/*.config) |
+	cat "$0" "$TOP/check/bisect/select.sh" "$TOP/lib/lib.sh" "$TOP/pipeline/kernel.sh" "$TOP"/config/*.config \
+		"$TOP"/config/arch/*.sh) |
 	sha256sum | cut -c1-16)
 passed=$RESULTS/bisect-$key
 if [ -z "${BISECT_FROM:-}" ] && [ -s "$passed" ]; then

@@ -48,8 +48,10 @@ host=$TRIPLET
 build_options=(--enable-sframe --disable-werror --disable-nscd
 	--disable-timezone-tools --without-selinux --disable-mathvec CFLAGS=-O2)
 cross=()
-# The build machine is the toolchain root's.
-[ -z "$CROSS" ] || cross=(--host="$host" --build="$(inroot gcc -dumpmachine)"
+# The build machine is the toolchain root's, which mmdebstrap made for
+# the host's architecture (no sandbox needed to say so: --installed asks
+# for the key only).
+[ -z "$CROSS" ] || cross=(--host="$host" --build="$(uname -m)-linux-gnu"
 	CC="$host-gcc" CXX=false READELF="$host-readelf"
 	--with-headers="/usr/$host/include")
 # Debian's orig tarball has no manual/ (it is under the GFDL, which Debian
