@@ -24,8 +24,14 @@
 # with frame pointers, which the stock x86_64 programs do not keep: not
 # all of their chains may be whole.  Last, what the tables cost python3's
 # start-up, time and memory, is reported (stock-tables/startup.py).
+# Prints KTAP (lib/tap.sh), one case per check: for each program, that
+# its three runs were recorded, that its chains with the tables pass,
+# and on x86_64 that its control's do not all; and that python3 started
+# in each way the start-up report measures.
 
 set -u
+# shellcheck source=lib/tap.sh
+. "$(dirname "$0")/../../lib/tap.sh"
 src=$(cd "$(dirname "$0")/stock-tables" && pwd)
 tables=$KOUT/guest-tests/sframe-tables
 so=$KOUT/kselftest/sframe/sframe-audit.so
@@ -41,6 +47,16 @@ mkdir "$dir/none"
 export LD_LIBRARY_PATH=$KOUT/guest-tests/nodebuginfod
 export PYTHONHASHSEED=0
 mountpoint -q /dev/shm || mount -t tmpfs tmpfs /dev/shm
+tap_start "$TREE"
+# The plan first: lib/ktap-results.py reads the plan of a nested
+# document (guest-tests.sh nests this one) only there.  Four programs,
+# with their recordings, their chains with the tables and (x86_64 only:
+# arm64 reports it) their control; then python3's start-up.
+if [ "$(uname -m)" = aarch64 ]; then
+	ktap_set_plan 9
+else
+	ktap_set_plan 13
+fi
 
 # record NAME TABLES CALL-GRAPH EVENT PROGRAM...: perf script output in NAME.txt
 record()
@@ -51,10 +67,28 @@ record()
 	SFRAME_TABLE_DIR=$dir_tables LD_AUDIT=$dir/sframe-audit.so \
 		setarch -R perf record -q -e "$event" -m 2048 --call-graph "$cg" \
 		-o "$dir/$name.data" "$@" > "$dir/$name.out" 2>&1 ||
-		{ echo "perf record of $name failed:"; tail -n 5 "$dir/$name.out"; return 1; }
+		{
+			echo "# perf record of $name failed:"
+			tail -n 5 "$dir/$name.out" | sed 's/^/#   /'
+			return 1
+		}
 	perf script --no-inline -i "$dir/$name.data" -F ip,sym,symoff,dso \
 		> "$dir/$name.txt" 2> "$dir/$name.err" ||
-		{ echo "perf script of $name failed"; tail -n 5 "$dir/$name.err"; return 1; }
+		{
+			echo "# perf script of $name failed:"
+			tail -n 5 "$dir/$name.err" | sed 's/^/#   /'
+			return 1
+		}
+}
+
+# result NAME STATUS: the case NAME, which passes if STATUS is 0
+result()
+{
+	if [ "$2" = 0 ]; then
+		tap_pass "$1"
+	else
+		tap_fail "$1"
+	fi
 }
 
 py='import os, _posixshmem
@@ -66,63 +100,84 @@ for i in range(8):
 unlink=syscalls:sys_enter_unlinkat
 [ "$(uname -m)" = aarch64 ] || unlink+=,syscalls:sys_enter_unlink
 
-# check [--through DSO N] PROGRAM MIN EVENT COMMAND...: the tables,
-# DWARF, the control
+# check [--through DSO N] NAME PROGRAM MIN EVENT COMMAND...: the tables,
+# DWARF, the control; the cases are named after NAME (PROGRAM's file
+# name may carry a version)
 check()
 {
 	local through=()
 
 	[ "$1" != --through ] || { through=("$1" "$2" "$3"); shift 3; }
-	local prog=$1 least=$2 event=$3
+	local name=$1 prog=$2 least=$3 event=$4 st
 
-	shift 3
-	record "$prog-fp" "$tables" fp,defer "$event" "$@" &&
-	record "$prog-dwarf" "$tables" dwarf "$event" "$@" &&
-	record "$prog-control" "$dir/none" fp,defer "$event" "$@" || return 1
-	echo "$prog with tables, fp,defer against dwarf:"
+	shift 4
+	if record "$prog-fp" "$tables" fp,defer "$event" "$@" &&
+	   record "$prog-dwarf" "$tables" dwarf "$event" "$@" &&
+	   record "$prog-control" "$dir/none" fp,defer "$event" "$@"; then
+		tap_pass "$name: recorded with the tables, with DWARF, without tables"
+	else
+		tap_fail "$name: recorded with the tables, with DWARF, without tables"
+		# Nothing to compare: its other cases fail with it.
+		tap_fail "$name with tables: $with"
+		[ "$(uname -m)" = aarch64 ] ||
+			tap_fail "$name without tables (control): not every chain whole"
+		return
+	fi
+	echo "# $prog with tables, fp,defer against dwarf:"
 	# What each way costs in perf.data: the records beside the samples
 	# (mmaps, comm, build-ids) are the same in both.
-	echo "  perf.data: fp,defer $(stat -c %s "$dir/$prog-fp.data") bytes," \
+	echo "#   perf.data: fp,defer $(stat -c %s "$dir/$prog-fp.data") bytes," \
 		"dwarf $(stat -c %s "$dir/$prog-dwarf.data") bytes," \
 		"$(awk 'BEGIN { RS = "" } END { print NR }' "$dir/$prog-fp.txt") samples"
 	python3 "$src/compare.py" "${through[@]}" "${pac[@]}" "$prog" "$least" \
-		"$dir/$prog-fp.txt" "$dir/$prog-dwarf.txt" || return 1
-	echo "$prog without tables (the control):"
+		"$dir/$prog-fp.txt" "$dir/$prog-dwarf.txt" 2>&1 | sed 's/^/# /'
+	result "$name with tables: $with" "${PIPESTATUS[0]}"
+	echo "# $prog without tables (the control):"
 	python3 "$src/compare.py" --control "$prog" "$least" \
-		"$dir/$prog-control.txt" "$dir/$prog-dwarf.txt" && return 0
+		"$dir/$prog-control.txt" "$dir/$prog-dwarf.txt" 2>&1 | sed 's/^/# /'
+	st=${PIPESTATUS[0]}
 	# Their own frame records take the arm64 programs to _start, but
 	# miss the caller of a leaf function (the syscall's wrapper): with
 	# the tables' mappings gone, the libraries also load elsewhere.
-	[ "$(uname -m)" = aarch64 ] || return 1
-	echo "  (arm64: not asserted, frame records reach _start)"
+	if [ "$(uname -m)" = aarch64 ]; then
+		[ "$st" = 0 ] ||
+			echo "#   (arm64: not asserted, frame records reach _start)"
+	else
+		result "$name without tables (control): not every chain whole" "$st"
+	fi
 }
 
 pac=()
-[ "$(uname -m)" != aarch64 ] || pac=(--pac)
-rc=0
+# What compare.py asserts of the chains with the tables: with --pac,
+# only that they are whole (agreement with DWARF is reported).
+with="fp,defer chains whole, equal to DWARF's"
+[ "$(uname -m)" != aarch64 ] ||
+	{ pac=(--pac); with="fp,defer chains whole"; }
 mod=$(python3 -c 'import _posixshmem; print(_posixshmem.__file__)')
 python=$(basename "$(readlink -f "$(command -v python3)")")
-check --through "${mod##*/}" 8 "$python" 16 \
-	"syscalls:sys_enter_chdir,$unlink" python3 -c "$py" || rc=1
-check bash 8 'syscalls:sys_enter_chdir' \
-	bash -c 'for i in 1 2 3 4 5 6 7 8; do cd /; done' || rc=1
-check perl 8 'syscalls:sys_enter_chdir' perl -e 'chdir "/" for 1 .. 8' || rc=1
+check --through "${mod##*/}" 8 python3 "$python" 16 \
+	"syscalls:sys_enter_chdir,$unlink" python3 -c "$py"
+check bash bash 8 'syscalls:sys_enter_chdir' \
+	bash -c 'for i in 1 2 3 4 5 6 7 8; do cd /; done'
+check perl perl 8 'syscalls:sys_enter_chdir' perl -e 'chdir "/" for 1 .. 8'
 # A program whose own .sframe section describes only its start-up code,
 # which the kernel registered at exec: the module must register the
 # table instead.  Its control is that section alone.
 if [ "$(uname -m)" = aarch64 ]; then
-	check make 8 'syscalls:sys_enter_chdir' sh -c \
+	check make make 8 'syscalls:sys_enter_chdir' sh -c \
 		'for i in 1 2 3 4 5 6 7 8 9 10; do
 			make -s -C / -f /dev/null --eval "all: ; @:" all || exit
-		done' ||
-		rc=1
+		done'
 else
-	check cpio 8 'syscalls:sys_enter_chdir' sh -c \
+	check cpio cpio 8 'syscalls:sys_enter_chdir' sh -c \
 		'for i in 1 2 3 4 5 6 7 8 9 10; do
 			cpio -o -D / < /dev/null > /dev/null 2>&1 || exit
-		done' ||
-		rc=1
+		done'
 fi
-echo "what registration costs python3 (reported):"
-python3 "$src/startup.py" "$dir/sframe-audit.so" "$tables" "$dir/none" 5 || rc=1
-exit $rc
+echo "# what registration costs python3 (reported):"
+python3 "$src/startup.py" "$dir/sframe-audit.so" "$tables" "$dir/none" 5 2>&1 |
+	sed 's/^/# /'
+# The numbers are only reported; that each run worked is asserted.
+result "python3 starts without the module, with it, with the tables" \
+	"${PIPESTATUS[0]}"
+ktap_finished
