@@ -12,9 +12,13 @@
 # tc_leaf, tc_mid, tc_outer and main of the program's file: for the
 # program built with SFrame and without frame pointers, and for the one
 # built with frame pointers (fp/).  The report's -l, -R and --ts-diff
-# layouts must give the same frames.
+# layouts must give the same frames.  Prints KTAP (lib/tap.sh), one case
+# per check: per program, that trace-cmd recorded it, that it printed its
+# call sites, its stacks, that the report has frames, and each layout.
 
 set -u
+# shellcheck source=lib/tap.sh
+. "$(dirname "$0")/../../lib/tap.sh"
 from=$KOUT/guest-tests/trace-cmd
 top=$(cd "$(dirname "$0")/../.." && pwd)
 symbolize=$top/userspace/trace-cmd/ustack-symbolize
@@ -33,41 +37,99 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cp -r "$from" "$dir/bin"
 
-fail=0
 # shellcheck source=check/guest/lib/trace-cmd.sh
 . "$(dirname "$0")/lib/trace-cmd.sh"
+tap_start "$TREE"
+# The plan first: lib/ktap-results.py reads the plan of a nested
+# document (guest-tests.sh nests this one) only there.  Seven cases for
+# each of the two programs.
+ktap_set_plan 14
+
+# labelled LABEL: output that is not a verdict of its own, as diagnostics
+# labelled LABEL, without any KTAP version line: a version line, even
+# after a label, would start a KTAP document that kunit_parser counts.
+labelled()
+{
+	grep -v 'TAP version' | sed "s/^/# $1: /"
+}
+
+# cases VARIANT: the names of the cases of VARIANT, in order (1: recorded,
+# 2: the program printed its call sites, 3: its stacks, 4: the report has
+# frames, 5-7: the other layouts)
+layouts=(-l -R --ts-diff)
+cases()
+{
+	local l
+
+	echo "$1: trace-cmd records the program"
+	echo "$1: the program prints its call sites"
+	echo "$1: five stacks, each with its cookie, to main() at its call sites"
+	echo "$1: the report has frames"
+	for l in "${layouts[@]}"; do
+		echo "$1: report $l gives the default layout's frames"
+	done
+}
+
+# case_of VARIANT N: the name of the Nth case of VARIANT
+case_of()
+{
+	cases "$1" | sed -n "$2p"
+}
+
+# fail_from VARIANT N: the cases of VARIANT from the Nth on fail: nothing
+# is left to check them with.
+fail_from()
+{
+	local c
+
+	while read -r c; do
+		tap_fail "$c"
+	done < <(cases "$1" | tail -n "+$2")
+}
 
 # run VARIANT PROG: trace PROG, and check its stacks against what it says.
 # trace-cmd records in the background and is stopped as a user does
 # (lib/trace-cmd.sh).
 run()
 {
-	local variant=$1 prog=$2 want pid
+	local variant=$1 prog=$2 want pid st
 
-	tc_start "$dir/$variant.dat" "$dir/$variant.rec" syscalls:sys_enter_getppid ||
-		{ echo "$variant: not recorded"; fail=1; return; }
+	tc_start "$dir/$variant.dat" "$dir/$variant.rec" syscalls:sys_enter_getppid \
+		> "$dir/$variant.start"
+	st=$?
+	labelled "$variant" < "$dir/$variant.start"
+	if [ $st != 0 ]; then
+		echo "# $variant: not recorded"
+		fail_from "$variant" 1
+		return
+	fi
 	"$prog" > "$dir/$variant.want"
 	kill -INT "$tc_pid"
 	if ! wait "$tc_pid"; then
-		echo "$variant: trace-cmd record failed:"
-		tail -n 5 "$dir/$variant.rec"
-		fail=1
+		echo "# $variant: trace-cmd record failed:"
+		tail -n 5 "$dir/$variant.rec" | labelled "$variant"
+		fail_from "$variant" 1
 		return
 	fi
+	tap_pass "$(case_of "$variant" 1)"
 	# The program has exited: nothing of it is left but its file.
 	trace-cmd report -i "$dir/$variant.dat" > "$dir/$variant.txt" \
 		2> "$dir/$variant.err"
 	python3 "$symbolize" "$dir/$variant.txt" > "$dir/$variant.sym"
 	want=$(sed -n 's/^want //p' "$dir/$variant.want")
 	pid=$(sed -n 's/^pid //p' "$dir/$variant.want")
-	[ -n "$want" ] && [ -n "$pid" ] ||
-		{ echo "$variant: the program said nothing"; fail=1; return; }
+	if [ -z "$want" ] || [ -z "$pid" ]; then
+		echo "# $variant: the program said nothing"
+		fail_from "$variant" 2
+		return
+	fi
+	tap_pass "$(case_of "$variant" 2)"
 
 	# Per stack of the program (lib/ustacks.py reads the report): its
 	# cookie and its first four frames, as (offset, function, path).
 	# shellcheck disable=SC2086 # want: the offsets, one word each
 	python3 - "$top/lib" "$dir/$variant.sym" "$pid" "$variant" "$prog" \
-		$want <<'EOF' || {
+		$want > "$dir/$variant.check" 2>&1 <<'EOF'
 import sys
 sys.dont_write_bytecode = True  # nothing written to the shared tree
 sys.path.insert(0, sys.argv[1])
@@ -98,29 +160,42 @@ print("%s: %d cookies, %d stacks, %d named to main() at the offsets it "
 sys.exit(not (ncookies == 5 and len(stacks) == 5 and good == 5 and
               not orphans))
 EOF
-		fail=1
-		echo "$variant: want$want"
+	st=$?
+	sed "s/^/# /" "$dir/$variant.check"
+	if [ $st = 0 ]; then
+		tap_pass "$(case_of "$variant" 3)"
+	else
+		echo "# $variant: want$want"
 		head -n 20 "$dir/$variant.rec" "$dir/$variant.sym" \
-			"$dir/$variant.err"
-	}
+			"$dir/$variant.err" | labelled "$variant"
+		tap_fail "$(case_of "$variant" 3)"
+	fi
 	# The other layouts of the report give the same frames.  (The arm64
 	# guest root has no cmp.)
-	local layout frames other
+	local layout frames other n=5
 	frames=$(grep '^ => ' "$dir/$variant.sym")
-	[ -n "$frames" ] || { echo "$variant: no frames to compare layouts"; fail=1; }
-	for layout in -l -R --ts-diff; do
+	if [ -n "$frames" ]; then
+		tap_pass "$(case_of "$variant" 4)"
+	else
+		echo "# $variant: no frames to compare layouts"
+		tap_fail "$(case_of "$variant" 4)"
+	fi
+	for layout in "${layouts[@]}"; do
 		other=$(trace-cmd report "$layout" -i "$dir/$variant.dat" 2> /dev/null |
 			python3 "$symbolize" | grep '^ => ')
-		[ "$other" = "$frames" ] || {
-			echo "$variant: report $layout: other frames than the default layout's:"
-			head -n 5 <<< "$other"
-			fail=1
-		}
+		if [ "$other" = "$frames" ]; then
+			tap_pass "$(case_of "$variant" $n)"
+		else
+			echo "# $variant: report $layout: other frames than the default layout's:"
+			head -n 5 <<< "$other" | labelled "$variant"
+			tap_fail "$(case_of "$variant" $n)"
+		fi
+		n=$((n + 1))
 	done
 	# What a user sees, for the log
-	grep -m 1 -A 5 "user_unwind_stack:" "$dir/$variant.sym" | sed 's/^/  /'
+	grep -m 1 -A 5 "user_unwind_stack:" "$dir/$variant.sym" | labelled "$variant"
 }
 
 run sframe "$dir/bin/prog"
 run fp "$dir/bin/fp/prog"
-exit $fail
+ktap_finished
