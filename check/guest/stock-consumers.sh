@@ -17,9 +17,13 @@
 # The control: the same runs with an empty table directory, where the
 # stock x86_64 python3, which keeps no frame pointers, cannot be whole.
 # The stock arm64 one keeps frame records, which reach _start without
-# tables too: its control is only reported.
+# tables too: its control is only reported.  Prints KTAP (lib/tap.sh),
+# one case per check: each of the five runs, whose output (reach.py's
+# figures) goes out as diagnostics labelled with the run's name.
 
 set -u
+# shellcheck source=lib/tap.sh
+. "$(dirname "$0")/../../lib/tap.sh"
 src=$(cd "$(dirname "$0")/stock-tables" && pwd)
 tables=$KOUT/guest-tests/sframe-tables
 so=$KOUT/kselftest/sframe/sframe-audit.so
@@ -78,6 +82,40 @@ by_ldso=(env GLIBC_TUNABLES=glibc.rtld.sframe_table_dir="$tables"
 
 # shellcheck source=check/guest/lib/trace-cmd.sh
 . "$(dirname "$0")/lib/trace-cmd.sh"
+tap_start "$TREE"
+# The plan first: lib/ktap-results.py reads the plan of a nested
+# document (guest-tests.sh nests this one) only there.
+ktap_set_plan 5
+
+# labelled LABEL: output that is not a verdict of its own, as diagnostics
+# labelled LABEL, without any KTAP version line: a version line, even
+# after a label, would start a KTAP document that kunit_parser counts.
+labelled()
+{
+	grep -v 'TAP version' | sed "s/^/# $1: /"
+}
+
+# ran LABEL COMMAND...: run COMMAND, its output labelled LABEL; its status
+ran()
+{
+	local label=$1 st
+
+	shift
+	"$@" > "$dir/$label.log" 2>&1
+	st=$?
+	labelled "$label" < "$dir/$label.log"
+	return $st
+}
+
+# result NAME STATUS: the case NAME, which passes if STATUS is 0
+result()
+{
+	if [ "$2" = 0 ]; then
+		tap_pass "$1"
+	else
+		tap_fail "$1"
+	fi
+}
 
 # trace_python NAME HOW [reach.py's options]: trace the chdir() calls of
 # python3, started as the array named HOW says
@@ -127,29 +165,28 @@ control()
 {
 	[ "$1" = 0 ] && return 0
 	[ "$1" = 2 ] && [ "$ARCH" = arm64 ] || return 1
-	echo "  (arm64: not asserted, frame records reach _start)"
+	echo "# arm64: not asserted, frame records reach _start"
 }
 
-rc=0
-echo "trace-cmd, python3 with tables:"
-trace_python tc-tables with_module || rc=1
+ran tc-tables trace_python tc-tables with_module
+result "trace-cmd, python3 with tables: every stack reaches _start" $?
 # Without tables, not one of the x86_64 stacks may be whole.
-echo "trace-cmd, python3 without tables (the control):"
-trace_python tc-control no_tables --control --share 1
-control $? || rc=1
+ran tc-control trace_python tc-control no_tables --control --share 1
+control $?
+result "trace-cmd, python3 without tables: under 1% whole (the control, arm64: only reported)" $?
 if [ -n "$prefix" ] && [ -x "${ldso[0]}" ]; then
-	echo "trace-cmd, python3 run by the ld.so of userspace/glibc, no module:"
-	trace_python tc-ldso by_ldso || rc=1
+	ran tc-ldso trace_python tc-ldso by_ldso
+	result "trace-cmd, python3 run by the ld.so of userspace/glibc: every stack reaches _start" $?
 else
-	echo "no glibc of userspace/glibc (pipeline/glibc.sh): not run by its ld.so"
-	rc=1
+	echo "# no glibc of userspace/glibc (pipeline/glibc.sh): not run by its ld.so"
+	tap_fail "trace-cmd, python3 run by the ld.so of userspace/glibc: every stack reaches _start"
 fi
 # Not whole: samples of env, which execs python3, of ld.so before it has
 # loaded the module, and in PLT stubs, whose CFI (a DWARF expression)
 # the converter leaves out, as gas would: 90% must be.
-echo "bpf-profile, python3 with tables:"
-profile_python bp-tables with_module --share 90 || rc=1
-echo "bpf-profile, python3 without tables (the control):"
-profile_python bp-control no_tables --control --share 10
-control $? || rc=1
-exit $rc
+ran bp-tables profile_python bp-tables with_module --share 90
+result "bpf-profile, python3 with tables: 90% of the stacks reach _start" $?
+ran bp-control profile_python bp-control no_tables --control --share 10
+control $?
+result "bpf-profile, python3 without tables: under 10% whole (the control, arm64: only reported)" $?
+ktap_finished
