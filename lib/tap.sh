@@ -40,6 +40,26 @@ tap_fail()
 	tap_result fail "$1"
 }
 
+# tap_status NAME STATUS: one result, a pass if STATUS (a command's exit
+# status) is 0.
+tap_status()
+{
+	if [ "$2" = 0 ]; then
+		tap_pass "$1"
+	else
+		tap_fail "$1"
+	fi
+}
+
+# tap_labelled LABEL: standard input, the output of a run that is not a
+# verdict of its own, as diagnostics labelled LABEL, without any KTAP
+# version line: a version line, even after a label, would start a KTAP
+# document that kunit_parser counts.
+tap_labelled()
+{
+	grep -v 'TAP version' | sed "s/^/# $1: /"
+}
+
 # is NAME EXPECTED ACTUAL: one result, and the difference on a failure.
 is()
 {

@@ -62,25 +62,6 @@ count_again()
 	again=$((again + $(echo "$1" | grep -c ' taken again$')))
 }
 
-# labelled LABEL: the output of a run that is not a verdict of its own,
-# as diagnostics labelled LABEL, without its KTAP version line: a
-# version line, even after a label, would start a KTAP document that
-# kunit_parser counts.
-labelled()
-{
-	grep -v 'TAP version' | sed "s/^/# $1: /"
-}
-
-# result NAME STATUS: the case NAME, which passes if STATUS is 0
-result()
-{
-	if [ "$2" = 0 ]; then
-		tap_pass "$1"
-	else
-		tap_fail "$1"
-	fi
-}
-
 # chains NAME COMMAND...: run a chains program, its KTAP "# "-prefixed,
 # count the chains it took again; the case NAME, its verdict.  Its
 # output in chain_out.
@@ -93,7 +74,7 @@ chains()
 	st=$?
 	echo "$chain_out" | sed 's/^/# /'
 	count_again "$chain_out"
-	result "$name" $st
+	tap_status "$name" $st
 }
 
 chains "chains through the glibc of userspace/glibc" "$bin/chains"
@@ -110,7 +91,7 @@ broken()
 
 	o=$(BREAKPOINT_DROP=$how "$bin/chains" 2>&1)
 	st=$?
-	echo "$o" | labelled "BREAKPOINT_DROP=$how"
+	echo "$o" | tap_labelled "BREAKPOINT_DROP=$how"
 	case $how in
 	first) msg='the breakpoint at hit() did not fire, 1 try' ;;
 	record) msg='no deferred callchain: No such file or directory' ;;
@@ -136,9 +117,9 @@ broken record 0 "4 1" "each chain read away after its hit"
 
 stock=$("$bin/stock/chains" --report 2>&1)
 st=$?
-echo "$stock" | labelled stock
+echo "$stock" | tap_labelled stock
 count_again "$stock"
-result "the root's C library: the chains run" $st
+tap_status "the root's C library: the chains run" $st
 
 # The table: frames matched against the DWARF unwinder, per chain.  The
 # control: against the root's C library, which has no SFrame, chains must
@@ -175,9 +156,9 @@ with_table()
 	none=$(GLIBC_TUNABLES=glibc.rtld.sframe_table_dir=/nonexistent \
 		"$bin/$prog" --report 2>&1)
 	st=$?
-	echo "$none" | labelled "without its table"
+	echo "$none" | tap_labelled "without its table"
 	count_again "$none"
-	result "$what, without its table: the chains run" $st
+	tap_status "$what, without its table: the chains run" $st
 	read -r ran short < <(echo "$none" | awk -v strict="$strict" '
 		/^ok [0-9]+ [a-z]+ # [0-9]+ of [0-9]+ frames/ {
 			n++; if ($5 < $7 && (!strict || $5 == 0)) s++ }
@@ -224,13 +205,13 @@ others()
 	# shellcheck disable=SC2064 # the paths are known now
 	trap "'$attach' -u -d '$bin/tables' '$bin/$prog' > /dev/null" EXIT
 	"$attach" -d "$bin/tables" "$bin/$prog" 2>&1 | sed 's/^/# /'
-	result "$what, sframe-attach attaches its table" "${PIPESTATUS[0]}"
+	tap_status "$what, sframe-attach attaches its table" "${PIPESTATUS[0]}"
 	chains "$what, with its table attached to its file" \
 		env GLIBC_TUNABLES=glibc.rtld.sframe_table_dir=/nonexistent \
 		"$bin/$prog"
 	trap - EXIT
 	"$attach" -u -d "$bin/tables" "$bin/$prog" > /dev/null
-	result "$what, sframe-attach -u detaches its table" $?
+	tap_status "$what, sframe-attach -u detaches its table" $?
 }
 others nopie/chains "the non-PIE program without SFrame"
 # With its partial section alone, which the kernel registered at exec,

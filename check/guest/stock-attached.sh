@@ -179,16 +179,6 @@ with="fp,defer chains whole, equal to DWARF's"
 python_path=$(readlink -f "$(command -v python3)")
 python=$(basename "$python_path")
 
-# result NAME STATUS: the case NAME, which passes if STATUS is 0
-result()
-{
-	if [ "$2" = 0 ]; then
-		tap_pass "$1"
-	else
-		tap_fail "$1"
-	fi
-}
-
 # compare COMM PROGRAM TRACE: the chains of COMM with tables (fp-COMM)
 # against DWARF (TRACE-COMM)
 compare()
@@ -196,7 +186,7 @@ compare()
 	echo "# $1 with attached tables, fp,defer against dwarf:"
 	python3 "$src/compare.py" "${pac[@]}" "$2" 20 \
 		"$dir/fp-$1.txt" "$dir/$3-$1.txt" 2>&1 | sed 's/^/# /'
-	result "$1 with attached tables: $with" "${PIPESTATUS[0]}"
+	tap_status "$1 with attached tables: $with" "${PIPESTATUS[0]}"
 }
 
 # DWARF unwinding is perf's own: the same with tables or without.
@@ -216,7 +206,7 @@ for comm in python3 bash perl; do
 		sed 's/^/# /'
 	st=${PIPESTATUS[0]}
 	if [ "$(uname -m)" != aarch64 ]; then
-		result "$comm without tables (control): not every chain whole" "$st"
+		tap_status "$comm without tables (control): not every chain whole" "$st"
 	elif [ "$st" != 0 ]; then
 		echo "#   (arm64: not asserted, frame records reach _start)"
 	fi
@@ -271,7 +261,7 @@ if tc_start "$dir/tc.dat" "$dir/tc.rec" syscalls:sys_enter_chdir > "$dir/tc.star
 else
 	sed 's/^/#   /' "$dir/tc.start"
 fi
-result "trace-cmd records and reports the python3 loop's chdir() calls" $tc
+tap_status "trace-cmd records and reports the python3 loop's chdir() calls" $tc
 # Nothing to count without the report
 st=1
 if [ $tc = 0 ]; then
@@ -280,7 +270,7 @@ if [ $tc = 0 ]; then
 		"$dir/tc.maps" "$py_pid" 2>&1 | sed 's/^/# /'
 	st=${PIPESTATUS[0]}
 fi
-result "trace-cmd: every stack of the python3 loop reaches _start" $st
+tap_status "trace-cmd: every stack of the python3 loop reaches _start" $st
 echo "# bpf-profile -p, a busy python3 started before the attach:"
 touch "$dir/go"
 bp=1
@@ -291,7 +281,7 @@ else
 	echo "#   bpf-profile failed:"
 	tail -n 5 "$dir/bp.out" | sed 's/^/#   /'
 fi
-result "bpf-profile -p samples the busy python3" $bp
+tap_status "bpf-profile -p samples the busy python3" $bp
 # Nothing to count without the samples
 st=1
 if [ $bp = 0 ]; then
@@ -299,5 +289,5 @@ if [ $bp = 0 ]; then
 		"$dir/bp.txt" 2>&1 | sed 's/^/# /'
 	st=${PIPESTATUS[0]}
 fi
-result "bpf-profile: 90% of the busy python3's samples reach _start" $st
+tap_status "bpf-profile: 90% of the busy python3's samples reach _start" $st
 ktap_finished

@@ -87,14 +87,6 @@ tap_start "$TREE"
 # document (guest-tests.sh nests this one) only there.
 ktap_set_plan 5
 
-# labelled LABEL: output that is not a verdict of its own, as diagnostics
-# labelled LABEL, without any KTAP version line: a version line, even
-# after a label, would start a KTAP document that kunit_parser counts.
-labelled()
-{
-	grep -v 'TAP version' | sed "s/^/# $1: /"
-}
-
 # ran LABEL COMMAND...: run COMMAND, its output labelled LABEL; its status
 ran()
 {
@@ -103,18 +95,8 @@ ran()
 	shift
 	"$@" > "$dir/$label.log" 2>&1
 	st=$?
-	labelled "$label" < "$dir/$label.log"
+	tap_labelled "$label" < "$dir/$label.log"
 	return $st
-}
-
-# result NAME STATUS: the case NAME, which passes if STATUS is 0
-result()
-{
-	if [ "$2" = 0 ]; then
-		tap_pass "$1"
-	else
-		tap_fail "$1"
-	fi
 }
 
 # trace_python NAME HOW [reach.py's options]: trace the chdir() calls of
@@ -169,14 +151,14 @@ control()
 }
 
 ran tc-tables trace_python tc-tables with_module
-result "trace-cmd, python3 with tables: every stack reaches _start" $?
+tap_status "trace-cmd, python3 with tables: every stack reaches _start" $?
 # Without tables, not one of the x86_64 stacks may be whole.
 ran tc-control trace_python tc-control no_tables --control --share 1
 control $?
-result "trace-cmd, python3 without tables: under 1% whole (the control, arm64: only reported)" $?
+tap_status "trace-cmd, python3 without tables: under 1% whole (the control, arm64: only reported)" $?
 if [ -n "$prefix" ] && [ -x "${ldso[0]}" ]; then
 	ran tc-ldso trace_python tc-ldso by_ldso
-	result "trace-cmd, python3 run by the ld.so of userspace/glibc: every stack reaches _start" $?
+	tap_status "trace-cmd, python3 run by the ld.so of userspace/glibc: every stack reaches _start" $?
 else
 	echo "# no glibc of userspace/glibc (pipeline/glibc.sh): not run by its ld.so"
 	tap_fail "trace-cmd, python3 run by the ld.so of userspace/glibc: every stack reaches _start"
@@ -185,8 +167,8 @@ fi
 # loaded the module, and in PLT stubs, whose CFI (a DWARF expression)
 # the converter leaves out, as gas would: 90% must be.
 ran bp-tables profile_python bp-tables with_module --share 90
-result "bpf-profile, python3 with tables: 90% of the stacks reach _start" $?
+tap_status "bpf-profile, python3 with tables: 90% of the stacks reach _start" $?
 ran bp-control profile_python bp-control no_tables --control --share 10
 control $?
-result "bpf-profile, python3 without tables: under 10% whole (the control, arm64: only reported)" $?
+tap_status "bpf-profile, python3 without tables: under 10% whole (the control, arm64: only reported)" $?
 ktap_finished

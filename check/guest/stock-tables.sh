@@ -81,16 +81,6 @@ record()
 		}
 }
 
-# result NAME STATUS: the case NAME, which passes if STATUS is 0
-result()
-{
-	if [ "$2" = 0 ]; then
-		tap_pass "$1"
-	else
-		tap_fail "$1"
-	fi
-}
-
 py='import os, _posixshmem
 for i in range(8):
     os.close(_posixshmem.shm_open("/sframe-stock", os.O_CREAT | os.O_RDWR, 0o600))
@@ -131,7 +121,7 @@ check()
 		"$(awk 'BEGIN { RS = "" } END { print NR }' "$dir/$prog-fp.txt") samples"
 	python3 "$src/compare.py" "${through[@]}" "${pac[@]}" "$prog" "$least" \
 		"$dir/$prog-fp.txt" "$dir/$prog-dwarf.txt" 2>&1 | sed 's/^/# /'
-	result "$name with tables: $with" "${PIPESTATUS[0]}"
+	tap_status "$name with tables: $with" "${PIPESTATUS[0]}"
 	echo "# $prog without tables (the control):"
 	python3 "$src/compare.py" --control "$prog" "$least" \
 		"$dir/$prog-control.txt" "$dir/$prog-dwarf.txt" 2>&1 | sed 's/^/# /'
@@ -143,7 +133,7 @@ check()
 		[ "$st" = 0 ] ||
 			echo "#   (arm64: not asserted, frame records reach _start)"
 	else
-		result "$name without tables (control): not every chain whole" "$st"
+		tap_status "$name without tables (control): not every chain whole" "$st"
 	fi
 }
 
@@ -178,6 +168,6 @@ echo "# what registration costs python3 (reported):"
 python3 "$src/startup.py" "$dir/sframe-audit.so" "$tables" "$dir/none" 5 2>&1 |
 	sed 's/^/# /'
 # The numbers are only reported; that each run worked is asserted.
-result "python3 starts without the module, with it, with the tables" \
+tap_status "python3 starts without the module, with it, with the tables" \
 	"${PIPESTATUS[0]}"
 ktap_finished

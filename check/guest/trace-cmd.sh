@@ -45,14 +45,6 @@ tap_start "$TREE"
 # each of the two programs.
 ktap_set_plan 14
 
-# labelled LABEL: output that is not a verdict of its own, as diagnostics
-# labelled LABEL, without any KTAP version line: a version line, even
-# after a label, would start a KTAP document that kunit_parser counts.
-labelled()
-{
-	grep -v 'TAP version' | sed "s/^/# $1: /"
-}
-
 # cases VARIANT: the names of the cases of VARIANT, in order (1: recorded,
 # 2: the program printed its call sites, 3: its stacks, 4: the report has
 # frames, 5-7: the other layouts)
@@ -97,7 +89,7 @@ run()
 	tc_start "$dir/$variant.dat" "$dir/$variant.rec" syscalls:sys_enter_getppid \
 		> "$dir/$variant.start"
 	st=$?
-	labelled "$variant" < "$dir/$variant.start"
+	tap_labelled "$variant" < "$dir/$variant.start"
 	if [ $st != 0 ]; then
 		echo "# $variant: not recorded"
 		fail_from "$variant" 1
@@ -107,7 +99,7 @@ run()
 	kill -INT "$tc_pid"
 	if ! wait "$tc_pid"; then
 		echo "# $variant: trace-cmd record failed:"
-		tail -n 5 "$dir/$variant.rec" | labelled "$variant"
+		tail -n 5 "$dir/$variant.rec" | tap_labelled "$variant"
 		fail_from "$variant" 1
 		return
 	fi
@@ -167,7 +159,7 @@ EOF
 	else
 		echo "# $variant: want$want"
 		head -n 20 "$dir/$variant.rec" "$dir/$variant.sym" \
-			"$dir/$variant.err" | labelled "$variant"
+			"$dir/$variant.err" | tap_labelled "$variant"
 		tap_fail "$(case_of "$variant" 3)"
 	fi
 	# The other layouts of the report give the same frames.  (The arm64
@@ -187,13 +179,13 @@ EOF
 			tap_pass "$(case_of "$variant" $n)"
 		else
 			echo "# $variant: report $layout: other frames than the default layout's:"
-			head -n 5 <<< "$other" | labelled "$variant"
+			head -n 5 <<< "$other" | tap_labelled "$variant"
 			tap_fail "$(case_of "$variant" $n)"
 		fi
 		n=$((n + 1))
 	done
 	# What a user sees, for the log
-	grep -m 1 -A 5 "user_unwind_stack:" "$dir/$variant.sym" | labelled "$variant"
+	grep -m 1 -A 5 "user_unwind_stack:" "$dir/$variant.sym" | tap_labelled "$variant"
 }
 
 run sframe "$dir/bin/prog"
