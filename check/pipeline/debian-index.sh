@@ -117,7 +117,7 @@ Checksums-Sha256:
  $(h 1) 7424 glibc_2.42-10.dsc
  $(h 2) 19753396 glibc_2.42.orig.tar.xz
  $(h 3) 1090480 glibc_2.42-10.debian.tar.xz
-Homepage: https://www.gnu.org/software/libc/libc.html
+Standards-Version: 4.7.2
 Directory: pool/main/g/glibc
 Priority: optional
 Section: misc
